@@ -1,0 +1,66 @@
+// The example applications, written as distributed algorithms (unscheduled):
+// data-parallel Adam and LAMB, a Megatron-style MLP block, and a two-stage
+// pipeline. Each returns a Program whose outputs have declared layouts.
+#ifndef COCONET_APPS_H
+#define COCONET_APPS_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "CoCoNet.h"
+
+namespace coconet {
+namespace apps {
+
+struct OptimizerConfig {
+    int n = 1000;  // parameters
+    float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+    float weight_decay = 0.01f;  // LAMB only
+    int step = 1;                // for bias correction, >= 1
+};
+
+// Data-parallel Adam. Inputs: g (Local gradients), w (Replicated parameters),
+// m and v (Sliced(0) optimizer state). Outputs: w_new (Replicated), m_new and
+// v_new (Sliced(0)).
+Program adam(const OptimizerConfig &c);
+
+// Data-parallel LAMB: Adam's moments, a weight-decayed update and a trust ratio
+// ||w|| / ||update|| from global norms (the update's norm is reduced across ranks).
+Program lamb(const OptimizerConfig &c);
+
+struct MlpConfig {
+    int batch = 8, hidden = 16, ffn = 64;
+    float dropout = 0.1f;
+    int seed = 7;
+};
+
+// Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
+// W1 sliced by columns and W2 by rows, so the second MatMul yields Local partial
+// sums. Inputs x(h, b) Replicated, w1(f, h) Sliced(0), w2(h, f) Sliced(1), b2(h)
+// Replicated. Output y(h, b) Replicated.
+Program megatron_mlp(const MlpConfig &c);
+
+struct PipelineConfig {
+    int batch = 4, hidden = 16;
+};
+
+// Two pipeline stages on world.split(2), each a model-parallel layer
+// relu(all_reduce(W x)) with W sliced along the contraction; stage 0 sends its
+// activations to stage 1. Output y(h, b) Replicated on stage 1.
+Program two_stage_pipeline(const PipelineConfig &c);
+
+struct AppCase {
+    std::string name;
+    std::function<Program()> make;
+    double tolerance;   // max abs error allowed against the reference
+    int min_ranks = 1;  // e.g. 2 for a pipeline of two stages
+};
+
+// Every app at a small default size (used by the demo and the tests).
+std::vector<AppCase> all_apps();
+
+}  // namespace apps
+}  // namespace coconet
+
+#endif

@@ -1,0 +1,84 @@
+// The demo (Quickstart line 1): every example application on 4 thread ranks,
+// each checked against the single-process reference.
+//
+//   ./scripts/demo.sh            (or build/apps/coconet_demo [ranks])
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "Apps.h"
+
+using namespace coconet;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Demo sizes: large enough to time, small enough for a laptop-sized CI machine.
+std::vector<apps::AppCase> demo_apps() {
+    apps::OptimizerConfig opt;
+    opt.n = 1 << 20;
+    apps::MlpConfig mlp;
+    mlp.batch = 16;
+    mlp.hidden = 128;
+    mlp.ffn = 512;
+    apps::PipelineConfig pipe;
+    pipe.batch = 16;
+    pipe.hidden = 256;
+    return {
+        {"adam", [=] { return apps::adam(opt); }, 0.0},
+        {"lamb", [=] { return apps::lamb(opt); }, 0.0},
+        {"megatron_mlp", [=] { return apps::megatron_mlp(mlp); }, 0.0},
+        {"two_stage_pipeline", [=] { return apps::two_stage_pipeline(pipe); }, 0.0, 2},
+    };
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const int ranks = argc > 1 ? std::atoi(argv[1]) : 4;
+    std::printf("CoCoNet for Halide demo: %d ranks on the threads backend\n", ranks);
+    std::printf("%-20s %12s %12s %12s %12s\n", "app", "max error", "tolerance", "run (ms)",
+                "compile (ms)");
+    int failures = 0;
+    for (const apps::AppCase &app : demo_apps()) {
+        if (ranks < app.min_ranks) {
+            std::printf("%-20s skipped: needs at least %d ranks\n", app.name.c_str(), app.min_ranks);
+            continue;
+        }
+        try {
+            Program program = app.make();
+            auto t0 = std::chrono::steady_clock::now();
+            JitProgram jit(program);
+            const double compile_s = seconds_since(t0);
+            std::vector<RankBuffers> inputs = make_inputs(program, ranks);
+            std::vector<RankBuffers> outputs;
+            std::vector<double> times;
+            for (int rep = 0; rep < 5; rep++) {
+                t0 = std::chrono::steady_clock::now();
+                outputs = jit.run_threads(ranks, inputs);
+                times.push_back(seconds_since(t0));
+            }
+            std::sort(times.begin(), times.end());
+            std::vector<RankBuffers> expected = Reference(program).run(ranks, inputs);
+            const double err = max_abs_diff(outputs, expected);
+            const bool ok = err <= app.tolerance && replicated_mismatches(program, outputs).empty();
+            failures += ok ? 0 : 1;
+            std::printf("%-20s %12.3g %12.3g %12.3f %12.1f%s\n", app.name.c_str(), err,
+                        app.tolerance, times[times.size() / 2] * 1e3, compile_s * 1e3,
+                        ok ? "" : "  MISMATCH");
+        } catch (const std::exception &e) {
+            failures++;
+            std::printf("%-20s failed: %s\n", app.name.c_str(), e.what());
+        }
+    }
+    std::printf("%s\n", failures ? "Some apps did not match the reference." :
+                                   "All apps match the single-process reference.");
+    apps::OptimizerConfig small;
+    small.n = 10;
+    std::printf("\n%s", print_plan(lower(apps::adam(small)), std::min(ranks, 4)).c_str());
+    return failures ? 1 : 0;
+}

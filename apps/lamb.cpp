@@ -1,0 +1,59 @@
+// Data-parallel LAMB: Adam's moments on sliced state, and a layer-wise trust
+// ratio from global norms of the parameters and of the update.
+#include "Apps.h"
+
+#include <cmath>
+
+namespace coconet {
+namespace apps {
+
+using Halide::Expr;
+using Halide::Float;
+using Halide::RDom;
+using Halide::Var;
+
+Program lamb(const OptimizerConfig &c) {
+    DFunc g = input("g", Float(32), {c.n}, Local());
+    DFunc w = input("w", Float(32), {c.n}, Replicated());
+    DFunc m = input("m", Float(32), {c.n}, Sliced(0));
+    DFunc v = input("v", Float(32), {c.n}, Sliced(0));
+    Var i("i");
+
+    DFunc g_sum = all_reduce(g, ReduceOp::Sum, "g_sum");
+    DFunc m_new("m_new"), v_new("v_new");
+    m_new(i) = c.beta1 * m(i) + (1 - c.beta1) * g_sum(i);
+    v_new(i) = c.beta2 * v(i) + (1 - c.beta2) * g_sum(i) * g_sum(i);
+
+    const float bc1 = 1 - std::pow(c.beta1, (float)c.step);
+    const float bc2 = 1 - std::pow(c.beta2, (float)c.step);
+    DFunc update("update");
+    update(i) = (m_new(i) / bc1) / (Halide::sqrt(v_new(i) / bc2) + c.eps) + c.weight_decay * w(i);
+
+    // ||update||^2: each rank sums its slice (a Local partial), then all_reduce.
+    RDom k(0, c.n, "k");
+    DFunc u_norm2_part("u_norm2_part");
+    u_norm2_part() = 0.0f;
+    u_norm2_part() += update(k) * update(k);
+    DFunc u_norm2 = all_reduce(u_norm2_part, ReduceOp::Sum, "u_norm2");
+
+    // ||w||^2 from the replicated parameters: the same on every rank, no communication.
+    RDom j(0, c.n, "j");
+    DFunc w_norm2("w_norm2");
+    w_norm2() = 0.0f;
+    w_norm2() += w(j) * w(j);
+
+    DFunc trust("trust");
+    Expr wn = Halide::sqrt(w_norm2()), un = Halide::sqrt(u_norm2());
+    trust() = Halide::select(wn > 0 && un > 0, wn / un, 1.0f);
+
+    DFunc w_slice("w_slice");
+    w_slice(i) = w(i) - c.lr * trust() * update(i);
+    DFunc w_new = all_gather(w_slice, "w_new");
+
+    Program p("lamb");
+    p.output(w_new, Replicated()).output(m_new, Sliced(0)).output(v_new, Sliced(0));
+    return p;
+}
+
+}  // namespace apps
+}  // namespace coconet

@@ -1,0 +1,55 @@
+// A Megatron-LM MLP block with tensor (model) parallelism: the first weight is
+// sliced by columns, the second by rows, so each rank computes partial sums of
+// the output that an all_reduce completes.
+#include "Apps.h"
+
+namespace coconet {
+namespace apps {
+
+using Halide::Expr;
+using Halide::Float;
+using Halide::RDom;
+using Halide::Var;
+
+namespace {
+
+Expr gelu(Expr x) {
+    return 0.5f * x * (1.0f + Halide::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+
+}  // namespace
+
+Program megatron_mlp(const MlpConfig &c) {
+    DFunc x = input("x", Float(32), {c.hidden, c.batch}, Replicated());
+    DFunc w1 = input("w1", Float(32), {c.ffn, c.hidden}, Sliced(0));
+    DFunc w2 = input("w2", Float(32), {c.hidden, c.ffn}, Sliced(1));
+    DFunc b2 = input("b2", Float(32), {c.hidden}, Replicated());
+    Var f("f"), h("h"), b("b");
+
+    // Column-parallel MatMul: rank r computes the FFN features of its slice of w1.
+    RDom kh(0, c.hidden, "kh");
+    DFunc hidden("hidden");
+    hidden(f, b) = 0.0f;
+    hidden(f, b) += w1(f, kh) * x(kh, b);
+    DFunc act("act");
+    act(f, b) = gelu(hidden(f, b));
+
+    // Row-parallel MatMul: the contraction runs over the sliced FFN dimension,
+    // so each rank holds partial sums (Local).
+    RDom kf(0, c.ffn, "kf");
+    DFunc partial("partial");
+    partial(h, b) = 0.0f;
+    partial(h, b) += w2(h, kf) * act(kf, b);
+    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+
+    // Bias, dropout (the mask depends only on the seed and the global index) and residual.
+    DFunc y("y");
+    y(h, b) = x(h, b) + dropout(summed(h, b) + b2(h), c.dropout, c.seed, {h, b});
+
+    Program p("megatron_mlp");
+    p.output(y, Replicated());
+    return p;
+}
+
+}  // namespace apps
+}  // namespace coconet

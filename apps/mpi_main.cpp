@@ -1,0 +1,58 @@
+// Runs the example applications under MPI, one rank per process, and checks
+// each rank's outputs against the single-process reference (which every rank
+// computes for itself from the same deterministic inputs).
+//
+//   mpirun --allow-run-as-root --oversubscribe -np 3 build/apps/coconet_mpi_app [app...]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "Apps.h"
+
+using namespace coconet;
+
+int main(int argc, char **argv) {
+    coconet_comm *comm = coconet_mpi_comm_create(30.0);
+    if (!comm) {
+        std::fprintf(stderr, "coconet_mpi_app: this build has no MPI backend.\n");
+        return 2;
+    }
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    int failures = 0;
+    for (const apps::AppCase &app : apps::all_apps()) {
+        bool selected = argc == 1;
+        for (int i = 1; i < argc; i++) {
+            selected |= app.name == argv[i];
+        }
+        if (!selected) {
+            continue;
+        }
+        if (size < app.min_ranks) {
+            std::printf("[SKIP] rank %d of %d: %s needs at least %d ranks\n", rank, size,
+                        app.name.c_str(), app.min_ranks);
+            continue;
+        }
+        try {
+            Program program = app.make();
+            JitProgram jit(program);
+            std::vector<RankBuffers> inputs = make_inputs(program, size);
+            RankBuffers mine = jit.run_rank(comm, inputs[rank]);
+            std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
+            const double err = max_abs_diff({mine}, {expected[rank]});
+            const bool ok = err <= app.tolerance;
+            failures += ok ? 0 : 1;
+            std::printf("[%s] rank %d of %d: %s max error %g\n", ok ? "PASS" : "FAIL", rank, size,
+                        app.name.c_str(), err);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "[FAIL] rank %d of %d: %s: %s\n", rank, size, app.name.c_str(),
+                         e.what());
+            std::fflush(stderr);
+            // A failed rank cannot leave its peers waiting in a collective.
+            std::abort();
+        }
+        std::fflush(stdout);
+    }
+    coconet_mpi_comm_destroy(comm);
+    coconet_mpi_finalize();
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Quickstart line 2: install what is missing, build everything, run all tests with ctest.
+# Extra args are passed to ctest (e.g. ./scripts/test.sh -L runtime).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+"$ROOT/scripts/bootstrap.sh"
+export PATH="$ROOT/.venv/bin:$PATH"
+BUILD_DIR="${COCONET_BUILD_DIR:-build}"
+
+t0=$SECONDS
+echo "[test] building all"
+cmake --build "$BUILD_DIR" -j2
+t1=$SECONDS
+echo "[test] build took $((t1 - t0)) s"
+
+rc=0
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@" || rc=$?
+t2=$SECONDS
+echo "[test] tests took $((t2 - t1)) s (build $((t1 - t0)) s, total $((t2 - t0)) s)"
+if ((rc != 0)); then
+    echo "[test] FAILED (ctest exit code $rc)"
+fi
+exit "$rc"

@@ -1,0 +1,91 @@
+#include "CollectFuncs.h"
+
+#include <algorithm>
+#include <set>
+
+#include "Error.h"
+
+namespace coconet {
+
+namespace {
+
+class Collector {
+public:
+    Collector(const Program &p, Analysis &a)
+        : program(p), analysis(a) {
+    }
+
+    void visit(const std::shared_ptr<DFuncContents> &f, const std::string &user) {
+        if (done.count(f.get())) {
+            return;
+        }
+        coconet_internal_assert(!active.count(f.get())) << "cycle through " << f->name;
+        auto named = by_name.find(f->name);
+        coconet_user_assert(named == by_name.end() || named->second == f.get())
+            << "Program " << program.name() << " uses two different distributed Funcs named "
+            << f->name << "; give them distinct names.";
+        by_name[f->name] = f.get();
+        active.insert(f.get());
+        for (const auto &dep : dependencies(f, user)) {
+            visit(dep, f->name);
+        }
+        active.erase(f.get());
+        done.insert(f.get());
+        analysis.order.push_back(DFunc(f));
+        if (f->kind == FuncKind::Input) {
+            analysis.inputs.push_back(DFunc(f));
+        }
+    }
+
+private:
+    std::vector<std::shared_ptr<DFuncContents>> dependencies(const std::shared_ptr<DFuncContents> &f,
+                                                             const std::string &user) {
+        switch (f->kind) {
+        case FuncKind::Input:
+            return {};
+        case FuncKind::Collective:
+            return {f->collective->source};
+        case FuncKind::Compute:
+            break;
+        }
+        coconet_user_assert(f->func.defined())
+            << f->name << " is used by " << user << " but has no definition.";
+        coconet_user_assert(f->func.outputs() == 1)
+            << f->name << " has " << f->func.outputs()
+            << " values; distributed Funcs are single-valued.";
+        coconet_user_assert(f->func.dimensions() <= 4)
+            << f->name << " has " << f->func.dimensions()
+            << " dimensions; at most 4 are supported.";
+        std::vector<std::shared_ptr<DFuncContents>> deps;
+        for (const auto &def : definitions_of(*f)) {
+            for (const auto &call : distributed_calls(*f, def)) {
+                deps.push_back(call.callee);
+            }
+        }
+        return deps;
+    }
+
+    const Program &program;
+    Analysis &analysis;
+    std::set<const DFuncContents *> done, active;
+    std::map<std::string, const DFuncContents *> by_name;
+};
+
+}  // namespace
+
+Analysis collect_funcs(const Program &program) {
+    coconet_user_assert(!program.outputs().empty())
+        << "Program " << program.name() << " has no outputs.";
+    Analysis analysis;
+    Collector collector(program, analysis);
+    for (const ProgramOutput &o : program.outputs()) {
+        collector.visit(o.func.get_contents(), "program " + program.name());
+    }
+    std::stable_sort(analysis.inputs.begin(), analysis.inputs.end(),
+                     [](const DFunc &a, const DFunc &b) {
+                         return a.get_contents()->serial < b.get_contents()->serial;
+                     });
+    return analysis;
+}
+
+}  // namespace coconet

@@ -1,0 +1,115 @@
+// A distributed Func: a Halide Func in global coordinates with a layout. Inputs
+// declare their layout; computed Funcs are defined with the full Halide
+// expression language and get their layout by inference; collectives are
+// distributed Funcs whose value is produced by communication.
+#ifndef COCONET_DFUNC_H
+#define COCONET_DFUNC_H
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "Layout.h"
+#include "coconet_runtime.h"
+
+namespace coconet {
+
+class DFunc;
+
+enum class FuncKind { Input, Compute, Collective };
+
+enum class ReduceOp { Sum = COCONET_SUM, Prod = COCONET_PROD, Max = COCONET_MAX, Min = COCONET_MIN };
+
+enum class CollectiveKind {
+    AllReduce = COCONET_ALL_REDUCE,
+    ReduceScatter = COCONET_REDUCE_SCATTER,
+    AllGather = COCONET_ALL_GATHER,
+    Broadcast = COCONET_BROADCAST,
+    Reduce = COCONET_REDUCE,
+    AllToAll = COCONET_ALL_TO_ALL,
+    SendRecv = COCONET_SEND_RECV,
+};
+
+const char *to_string(CollectiveKind k);
+const char *to_string(ReduceOp op);
+
+struct DFuncContents;
+
+struct CollectiveDesc {
+    CollectiveKind kind;
+    ReduceOp op = ReduceOp::Sum;
+    int root = 0;  // group rank, for Broadcast and Reduce
+    int dim = -1;  // the result's sliced dimension (ReduceScatter, AllToAll)
+    int concat_dim = -1;  // AllToAll: the input's sliced dimension
+    Group dst;     // SendRecv: the receiving group
+    std::shared_ptr<DFuncContents> source;
+};
+
+struct DFuncContents {
+    std::string name;
+    FuncKind kind = FuncKind::Compute;
+    Halide::Func func;               // the definition in global coordinates
+    std::vector<int> extents;        // global shape: declared, or filled by inference
+    std::optional<Layout> layout;    // declared for inputs
+    std::optional<Halide::ImageParam> param;   // inputs
+    std::optional<CollectiveDesc> collective;  // collectives
+    uint64_t serial = 0;             // creation order, for stable argument order
+};
+
+class DFunc {
+public:
+    DFunc() = default;
+    // A computed Func; its shape is inferred from what it reads unless given.
+    explicit DFunc(const std::string &name);
+    DFunc(const std::string &name, const std::vector<int> &extents);
+
+    // Define or call, exactly as with a Halide Func, in global coordinates.
+    template<typename... Args>
+    Halide::FuncRef operator()(Args &&...args) const {
+        return contents->func(std::forward<Args>(args)...);
+    }
+    Halide::FuncRef operator()(const std::vector<Halide::Expr> &args) const {
+        return contents->func(args);
+    }
+    Halide::FuncRef operator()(const std::vector<Halide::Var> &args) const {
+        return contents->func(args);
+    }
+
+    const std::string &name() const;
+    FuncKind kind() const;
+    int dimensions() const;
+    // The Halide Func holding the definition (for Halide's own directives later).
+    Halide::Func &func() const;
+    bool defined() const {
+        return contents != nullptr;
+    }
+
+    const std::shared_ptr<DFuncContents> &get_contents() const {
+        return contents;
+    }
+    explicit DFunc(std::shared_ptr<DFuncContents> c)
+        : contents(std::move(c)) {
+    }
+
+private:
+    std::shared_ptr<DFuncContents> contents;
+};
+
+// A distributed input: its global shape and its layout are part of the program's
+// signature. Each rank passes the box of it that the layout gives the rank.
+DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &extents,
+            const Layout &layout);
+
+namespace Internal {
+// The distributed Func whose definition is the Halide Function `f`, or null if
+// `f` is a plain Halide Func.
+std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f);
+// Makes a distributed Func of the given kind and registers it.
+DFunc make_dfunc(const std::string &name, FuncKind kind);
+}  // namespace Internal
+
+}  // namespace coconet
+
+#endif

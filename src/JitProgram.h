@@ -1,0 +1,36 @@
+// Just-in-time execution of a lowered program: one compiled pipeline that any
+// rank runs with its own communicator (threads or MPI backend), and a helper
+// that runs R ranks as threads of this process.
+#ifndef COCONET_JIT_PROGRAM_H
+#define COCONET_JIT_PROGRAM_H
+
+#include "Lower.h"
+#include "RankData.h"
+
+namespace coconet {
+
+class JitProgram {
+public:
+    // Lowers and compiles for the host.
+    explicit JitProgram(const Program &program);
+
+    // Runs one rank: `inputs` holds this rank's box of every input. Throws
+    // RuntimeError naming the rank and the failing operation.
+    RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs) const;
+
+    // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.
+    std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
+                                         double timeout_seconds = 10.0) const;
+
+    const LoweredProgram &lowered() const {
+        return lowered_;
+    }
+
+private:
+    LoweredProgram lowered_;
+    Halide::Callable callable_;
+};
+
+}  // namespace coconet
+
+#endif

@@ -1,0 +1,20 @@
+#include "Lower.h"
+
+#include "CollectFuncs.h"
+#include "InferLayouts.h"
+
+namespace coconet {
+
+Analysis analyze(const Program &program) {
+    Analysis analysis = collect_funcs(program);
+    infer_layouts(program, analysis);
+    return analysis;
+}
+
+LoweredProgram lower(const Program &program) {
+    Analysis analysis = analyze(program);
+    SpmdPipeline spmd = lower_spmd(program, analysis);
+    return LoweredProgram{program, std::move(analysis), std::move(spmd)};
+}
+
+}  // namespace coconet

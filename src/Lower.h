@@ -1,0 +1,24 @@
+// Lowering a distributed program, top to bottom: find its Funcs, infer layouts
+// and shapes, then build the SPMD Halide pipeline that every rank runs.
+#ifndef COCONET_LOWER_H
+#define COCONET_LOWER_H
+
+#include "Analysis.h"
+#include "LowerSpmd.h"
+
+namespace coconet {
+
+struct LoweredProgram {
+    Program program;
+    Analysis analysis;
+    SpmdPipeline spmd;
+};
+
+// Only the analysis passes (used by the reference, which needs no pipeline).
+Analysis analyze(const Program &program);
+
+LoweredProgram lower(const Program &program);
+
+}  // namespace coconet
+
+#endif

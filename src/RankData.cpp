@@ -1,0 +1,219 @@
+#include "RankData.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "Error.h"
+#include "Lower.h"
+#include "TypeDispatch.h"
+
+namespace coconet {
+
+namespace {
+
+std::string box_string(const halide_buffer_t &b) {
+    std::ostringstream s;
+    s << "[";
+    for (int d = 0; d < b.dimensions; d++) {
+        s << (d ? ", " : "") << b.dim[d].min << ".." << b.dim[d].min + b.dim[d].extent;
+    }
+    s << "]";
+    return s.str();
+}
+
+std::string box_string(const std::vector<Range> &box) {
+    std::ostringstream s;
+    s << "[";
+    for (size_t d = 0; d < box.size(); d++) {
+        s << (d ? ", " : "") << box[d].begin << ".." << box[d].end;
+    }
+    s << "]";
+    return s.str();
+}
+
+// A 32-bit mix (murmur3's finalizer): cheap, deterministic, well spread.
+uint32_t mix(uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+uint32_t hash_string(const std::string &s) {
+    uint32_t h = 2166136261u;
+    for (char c : s) {
+        h = (h ^ (uint8_t)c) * 16777619u;
+    }
+    return h;
+}
+
+}  // namespace
+
+Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) {
+    std::vector<halide_dimension_t> dims;
+    int64_t stride = 1, size = 1;
+    for (const Range &r : box) {
+        dims.push_back(halide_dimension_t((int32_t)r.begin, (int32_t)r.extent(), (int32_t)stride));
+        stride *= std::max<int64_t>(r.extent(), 1);
+        size *= r.extent();
+    }
+    if (size > 0) {
+        Halide::Buffer<> b(type, nullptr, (int)dims.size(), dims.data());
+        b.allocate();
+        return b;
+    }
+    // Shared, never written: an empty box has no elements to write.
+    static uint64_t empty_storage[8];
+    return Halide::Buffer<>(type, empty_storage, (int)dims.size(), dims.data());
+}
+
+RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
+                              int world_size, const RankBuffers &inputs) {
+    RankBuffers out;
+    for (const DFunc &in : analysis.inputs) {
+        const FuncInfo &info = analysis.of(in);
+        auto it = inputs.find(in.name());
+        coconet_user_assert(it != inputs.end() && it->second.defined())
+            << "Program " << program.name() << ", rank " << rank << ": no buffer for input "
+            << in.name() << ".";
+        Halide::Buffer<> b = it->second;
+        const Halide::Type want = in.get_contents()->param->type();
+        coconet_user_assert(b.type() == want)
+            << "Program " << program.name() << ", rank " << rank << ": input " << in.name()
+            << " has element type " << b.type() << ", expected " << want << ".";
+        std::vector<Range> box = rank_region(info.layout, info.extents, rank, world_size);
+        coconet_user_assert(b.dimensions() == (int)box.size())
+            << "Program " << program.name() << ", rank " << rank << ": input " << in.name()
+            << " has " << b.dimensions() << " dimensions, expected " << box.size() << ".";
+        bool same_extents = true, same_mins = true;
+        for (size_t d = 0; d < box.size(); d++) {
+            same_extents &= b.dim(d).extent() == box[d].extent();
+            same_mins &= b.dim(d).min() == box[d].begin;
+        }
+        coconet_user_assert(same_extents)
+            << "Program " << program.name() << ", rank " << rank << " of " << world_size
+            << ": input " << in.name() << " is " << info.layout.to_string()
+            << " with global extents " << box_string(rank_region(Replicated(), info.extents, 0, 1))
+            << ", so this rank must pass the box " << box_string(box) << ", but its buffer is "
+            << box_string(*b.raw_buffer()) << ".";
+        if (!same_mins) {
+            for (size_t d = 0; d < box.size(); d++) {
+                b.translate((int)d, (int)box[d].begin - b.dim(d).min());
+            }
+        }
+        if (b.number_of_elements() == 0 && b.data() == nullptr) {
+            b = allocate_box(b.type(), box);
+        }
+        out[in.name()] = b;
+    }
+    return out;
+}
+
+RankBuffers allocate_rank_outputs(const Program &program, const Analysis &analysis, int rank,
+                                  int world_size) {
+    RankBuffers out;
+    for (const ProgramOutput &o : program.outputs()) {
+        const FuncInfo &info = analysis.of(o.func);
+        out[o.func.name()] = allocate_box(o.func.func().type(),
+                                          rank_region(info.layout, info.extents, rank, world_size));
+    }
+    return out;
+}
+
+std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed) {
+    Analysis analysis = analyze(program);
+    std::vector<RankBuffers> ranks(world_size);
+    for (int r = 0; r < world_size; r++) {
+        for (const DFunc &in : analysis.inputs) {
+            const FuncInfo &info = analysis.of(in);
+            const Halide::Type type = in.get_contents()->param->type();
+            Halide::Buffer<> b =
+                allocate_box(type, rank_region(info.layout, info.extents, r, world_size));
+            const bool local = info.layout.kind == LayoutKind::Local;
+            const uint32_t base = mix(seed ^ hash_string(in.name()) ^ (local ? mix(r + 1) : 0));
+            const std::vector<int> &ext = info.extents;
+            with_element_type(type, [&](auto zero) {
+                using T = decltype(zero);
+                Halide::Buffer<T> typed(b);
+                typed.for_each_element([&](const int *pos) {
+                    int64_t flat = 0;
+                    for (int d = (int)ext.size() - 1; d >= 0; d--) {
+                        flat = flat * ext[d] + pos[d];
+                    }
+                    uint32_t h = mix(base ^ mix((uint32_t)flat) ^ (uint32_t)(flat >> 32));
+                    if constexpr (std::is_floating_point_v<T>) {
+                        typed(pos) = (T)((h >> 8) * (2.0 / 16777216.0) - 1.0);
+                    } else {
+                        typed(pos) = (T)(h % 10);
+                    }
+                });
+            });
+            ranks[r][in.name()] = b;
+        }
+    }
+    return ranks;
+}
+
+double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b) {
+    coconet_user_assert(a.size() == b.size())
+        << "Comparing results of " << a.size() << " and " << b.size() << " ranks.";
+    double worst = 0;
+    for (size_t r = 0; r < a.size(); r++) {
+        coconet_user_assert(a[r].size() == b[r].size())
+            << "Rank " << r << ": " << a[r].size() << " versus " << b[r].size() << " outputs.";
+        for (const auto &[name, x] : a[r]) {
+            auto it = b[r].find(name);
+            coconet_user_assert(it != b[r].end()) << "Rank " << r << ": no output " << name << ".";
+            const Halide::Buffer<> &y = it->second;
+            bool same_shape = x.type() == y.type() && x.dimensions() == y.dimensions();
+            for (int d = 0; same_shape && d < x.dimensions(); d++) {
+                same_shape = x.dim(d).min() == y.dim(d).min() && x.dim(d).extent() == y.dim(d).extent();
+            }
+            coconet_user_assert(same_shape) << "Rank " << r << ": output " << name
+                                            << " has different shapes: " << box_string(*x.raw_buffer())
+                                            << " versus " << box_string(*y.raw_buffer()) << ".";
+            with_element_type(x.type(), [&](auto zero) {
+                using T = decltype(zero);
+                Halide::Buffer<const T> tx(x), ty(y);
+                tx.for_each_element([&](const int *pos) {
+                    double dx = (double)tx(pos), dy = (double)ty(pos);
+                    double diff = std::fabs(dx - dy);
+                    if (std::isnan(diff)) {
+                        diff = (std::isnan(dx) && std::isnan(dy)) ? 0 : INFINITY;
+                    }
+                    worst = std::max(worst, diff);
+                });
+            });
+        }
+    }
+    return worst;
+}
+
+std::vector<std::string> replicated_mismatches(const Program &program,
+                                               const std::vector<RankBuffers> &outputs) {
+    Analysis analysis = analyze(program);
+    const int world_size = (int)outputs.size();
+    std::vector<std::string> bad;
+    for (const ProgramOutput &o : program.outputs()) {
+        const FuncInfo &info = analysis.of(o.func);
+        if (info.layout.kind != LayoutKind::Replicated) {
+            continue;
+        }
+        Range members = group_ranks(info.layout.group, world_size);
+        const Halide::Buffer<> &first = outputs[members.begin].at(o.func.name());
+        for (int64_t r = members.begin + 1; r < members.end; r++) {
+            const Halide::Buffer<> &other = outputs[r].at(o.func.name());
+            if (first.size_in_bytes() != other.size_in_bytes() ||
+                std::memcmp(first.data(), other.data(), first.size_in_bytes()) != 0) {
+                bad.push_back(o.func.name());
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
+}  // namespace coconet

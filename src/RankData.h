@@ -1,0 +1,48 @@
+// Per-rank data: the buffers a rank passes in and gets back, keyed by the
+// distributed Func's name, in global coordinates (a buffer's min is the global
+// index of its first element). Helpers to allocate, check, fill and compare them.
+#ifndef COCONET_RANK_DATA_H
+#define COCONET_RANK_DATA_H
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Analysis.h"
+#include "Partition.h"
+
+namespace coconet {
+
+using RankBuffers = std::map<std::string, Halide::Buffer<>>;
+
+// A buffer covering `box`. Empty boxes get a valid host pointer, because Halide
+// takes a buffer without one for a bounds query.
+Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box);
+
+// Checks the inputs of one rank against the program's signature and returns
+// them in global coordinates (buffers whose extents match but that start at 0
+// are moved to the rank's box).
+RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
+                              int world_size, const RankBuffers &inputs);
+
+// Output buffers of one rank, each covering the box the output's layout gives it.
+RankBuffers allocate_rank_outputs(const Program &program, const Analysis &analysis, int rank,
+                                  int world_size);
+
+// Deterministic pseudo-random inputs for every rank consistent with the
+// layouts: Replicated and Sliced inputs are boxes of one global value, Local
+// inputs differ between ranks. Values are uniform in [-1, 1) (integers: 0..9).
+std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed = 1);
+
+// Largest absolute difference between two runs' outputs over all ranks and
+// outputs; throws if their shapes differ.
+double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b);
+
+// Names of the Replicated outputs whose copies differ between the ranks that
+// hold them (bitwise); empty when all agree.
+std::vector<std::string> replicated_mismatches(const Program &program,
+                                               const std::vector<RankBuffers> &outputs);
+
+}  // namespace coconet
+
+#endif

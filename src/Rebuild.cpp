@@ -1,0 +1,109 @@
+#include "Rebuild.h"
+
+#include "Error.h"
+#include "Partition.h"
+
+namespace coconet {
+
+using Halide::Expr;
+using namespace Halide::Internal;
+
+namespace {
+
+class Rebuilder : public IRMutator {
+public:
+    Rebuilder(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
+              Halide::Func &self, Expr rank, Expr world_size)
+        : f(f), info(info), callee(callee), self(self), rank(rank), world_size(world_size) {
+    }
+
+    using IRMutator::mutate;
+
+private:
+    using IRMutator::visit;
+
+    Expr visit(const Call *op) override {
+        if (op->call_type != Call::Halide) {
+            return IRMutator::visit(op);
+        }
+        std::vector<Expr> args;
+        for (const Expr &a : op->args) {
+            args.push_back(mutate(a));
+        }
+        Function fn(op->func);
+        if (fn.same_as(f.func.function())) {
+            return self(args);
+        }
+        if (auto c = Internal::find_dfunc(fn)) {
+            return callee(*c)(args);
+        }
+        return Call::make(op->type, op->name, args, op->call_type, op->func, op->value_index,
+                          op->image, op->param);
+    }
+
+    Expr visit(const Variable *op) override {
+        if (!op->reduction_domain.defined()) {
+            return op;
+        }
+        return Variable::make(op->type, op->name, domain_for(op->reduction_domain));
+    }
+
+    // One new reduction domain per original one, with sliced variables restricted.
+    ReductionDomain domain_for(const ReductionDomain &old) {
+        for (auto &p : domains) {
+            if (p.first.same_as(old)) {
+                return p.second;
+            }
+        }
+        std::vector<ReductionVariable> vars;
+        for (const ReductionVariable &rv : old.domain()) {
+            ReductionVariable nv = rv;
+            auto it = info.sliced_rvars.find(rv.var);
+            if (it != info.sliced_rvars.end()) {
+                ExprRange s = rank_slice(it->second.group, it->second.extent, rank, world_size);
+                Expr lo = Halide::max(rv.min, s.begin);
+                Expr hi = Halide::min(rv.min + rv.extent, s.end);
+                nv.min = lo;
+                nv.extent = Halide::max(hi - lo, 0);
+            }
+            vars.push_back(nv);
+        }
+        ReductionDomain fresh(vars);
+        domains.emplace_back(old, fresh);
+        if (old.predicate().defined()) {
+            fresh.set_predicate(mutate(old.predicate()));
+        }
+        return fresh;
+    }
+
+    const DFuncContents &f;
+    const FuncInfo &info;
+    const CalleeMap &callee;
+    Halide::Func &self;
+    Expr rank, world_size;
+    std::vector<std::pair<ReductionDomain, ReductionDomain>> domains;
+};
+
+}  // namespace
+
+Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
+                             Expr rank, Expr world_size) {
+    Halide::Func out(f.name);
+    Rebuilder rebuilder(f, info, callee, out, rank, world_size);
+    Function fn = f.func.function();
+    std::vector<Halide::Var> pure;
+    for (const std::string &name : fn.args()) {
+        pure.emplace_back(name);
+    }
+    out(pure) = rebuilder.mutate(fn.definition().values()[0]);
+    for (const Definition &u : fn.updates()) {
+        std::vector<Expr> args;
+        for (const Expr &a : u.args()) {
+            args.push_back(rebuilder.mutate(a));
+        }
+        out(args) = rebuilder.mutate(u.values()[0]);
+    }
+    return out;
+}
+
+}  // namespace coconet

@@ -1,0 +1,21 @@
+// Rebuilds a computed distributed Func's definitions as a fresh Halide Func for
+// one lowering: calls to distributed Funcs go to whatever implements them there
+// (an extern stage, an input buffer, another rebuilt Func), and reduction
+// variables over a sliced dimension are restricted to the rank's slice.
+#ifndef COCONET_REBUILD_H
+#define COCONET_REBUILD_H
+
+#include <functional>
+
+#include "Analysis.h"
+
+namespace coconet {
+
+using CalleeMap = std::function<Halide::Func(const DFuncContents &)>;
+
+Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
+                             Halide::Expr rank, Halide::Expr world_size);
+
+}  // namespace coconet
+
+#endif

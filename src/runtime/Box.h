@@ -1,0 +1,64 @@
+// Boxes of global coordinates (at most 4 dimensions) and the elements of a
+// halide_buffer_t addressed by global coordinates.
+#ifndef COCONET_RUNTIME_BOX_H
+#define COCONET_RUNTIME_BOX_H
+
+#include <cstdint>
+#include <string>
+
+#include "HalideRuntime.h"
+
+namespace coconet_rt {
+
+constexpr int kMaxDims = 4;
+
+struct Box {
+    int dims = 0;
+    int64_t min[kMaxDims] = {0, 0, 0, 0};
+    int64_t extent[kMaxDims] = {0, 0, 0, 0};
+
+    int64_t count() const;
+    bool empty() const {
+        return count() == 0;
+    }
+    bool contains(const Box &inner) const;
+    std::string to_string() const;
+};
+
+Box box_of(const halide_buffer_t *b);
+Box intersect(const Box &a, const Box &b);
+// Writes `box` into the buffer's dims (bounds-query answers).
+void set_box(halide_buffer_t *b, const Box &box);
+// Address of the element at global coordinates x (which the buffer must hold).
+uint8_t *element_address(const halide_buffer_t *b, const int64_t *x);
+
+// Calls f(x, n) for each row of the box: x is the first point of a row of n
+// consecutive elements along dimension 0.
+template<typename F>
+void for_each_row(const Box &box, F &&f) {
+    if (box.empty()) {
+        return;
+    }
+    int64_t x[kMaxDims];
+    for (int d = 0; d < kMaxDims; d++) {
+        x[d] = box.min[d];
+    }
+    const int64_t row = box.dims > 0 ? box.extent[0] : 1;
+    while (true) {
+        f(x, row);
+        int d = 1;
+        for (; d < box.dims; d++) {
+            if (++x[d] < box.min[d] + box.extent[d]) {
+                break;
+            }
+            x[d] = box.min[d];
+        }
+        if (d >= box.dims) {
+            return;
+        }
+    }
+}
+
+}  // namespace coconet_rt
+
+#endif

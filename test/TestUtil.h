@@ -1,0 +1,51 @@
+// Shared checks for the tests: a program run on thread ranks must equal the
+// single-process reference, and replicated outputs must agree across ranks.
+#ifndef COCONET_TEST_UTIL_H
+#define COCONET_TEST_UTIL_H
+
+#include <catch2/catch.hpp>
+
+#include "CoCoNet.h"
+
+namespace coconet_test {
+
+// The rank counts every correctness test covers: 1, a count that divides few
+// sizes (3), and 8, which exceeds the smallest extents used.
+inline const std::vector<int> &rank_counts() {
+    static const std::vector<int> r = {1, 2, 3, 4, 8};
+    return r;
+}
+
+inline void check_matches_reference(const coconet::Program &program,
+                                    const std::vector<int> &ranks = rank_counts(),
+                                    double tolerance = 0.0, int min_ranks = 1) {
+    coconet::JitProgram jit(program);
+    coconet::Reference reference(program);
+    for (int r : ranks) {
+        if (r < min_ranks) {
+            continue;
+        }
+        INFO("program " << program.name() << " on " << r << " ranks");
+        auto inputs = coconet::make_inputs(program, r, 11 + r);
+        auto outputs = jit.run_threads(r, inputs, 20.0);
+        auto expected = reference.run(r, inputs);
+        CHECK(coconet::max_abs_diff(outputs, expected) <= tolerance);
+        CHECK(coconet::replicated_mismatches(program, outputs).empty());
+    }
+}
+
+// Runs `f` and returns the message of the exception of type E it throws.
+template<typename E, typename F>
+std::string message_of(F &&f) {
+    try {
+        f();
+    } catch (const E &e) {
+        return e.what();
+    }
+    FAIL("expected an exception");
+    return "";
+}
+
+}  // namespace coconet_test
+
+#endif

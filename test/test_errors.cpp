@@ -1,0 +1,230 @@
+// Every layout-inference error and every bad call fails with a message that
+// names the Funcs, layouts and ranks involved.
+#include <thread>
+
+#include "TestUtil.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using coconet_test::message_of;
+using Halide::Float;
+using Halide::Var;
+
+namespace {
+
+std::string analyze_error(const Program &p) {
+    return message_of<UserError>([&] { analyze(p); });
+}
+
+}  // namespace
+
+TEST_CASE("Local op Sliced is refused", "[error]") {
+    DFunc g = input("g", Float(32), {8}, Local());
+    DFunc m = input("m", Float(32), {8}, Sliced(0));
+    Var i;
+    DFunc bad("bad");
+    bad(i) = g(i) + m(i);
+    Program p("p");
+    p.output(bad, Local());
+    std::string msg = analyze_error(p);
+    CHECK_THAT(msg, Contains("bad combines g (Local) with m (Sliced(0))"));
+    CHECK_THAT(msg, Contains("Local op Sliced"));
+}
+
+TEST_CASE("Sliced(d) op Sliced(e) is refused", "[error]") {
+    DFunc a = input("a", Float(32), {4, 4}, Sliced(0));
+    DFunc b = input("b", Float(32), {4, 4}, Sliced(1));
+    Var i, j;
+    DFunc bad("bad");
+    bad(i, j) = a(i, j) * b(i, j);
+    Program p("p");
+    p.output(bad, Sliced(0));
+    CHECK_THAT(analyze_error(p), Contains("bad combines a (Sliced(0)) and b (Sliced(1))"));
+}
+
+TEST_CASE("reading a slice at another index is refused", "[error]") {
+    DFunc m = input("m", Float(32), {8}, Sliced(0));
+    Var i;
+    DFunc shifted("shifted");
+    shifted(i) = m(i + 1);
+    Program p("p");
+    p.output(shifted, Sliced(0));
+    std::string msg = analyze_error(p);
+    CHECK_THAT(msg, Contains("shifted reads m (Sliced(0)) at index"));
+    CHECK_THAT(msg, Contains("all_gather(m)"));
+}
+
+TEST_CASE("collectives check their input layouts", "[error]") {
+    DFunc s = input("s", Float(32), {8}, Sliced(0));
+    DFunc l = input("l", Float(32), {8}, Local());
+    DFunc r = input("r", Float(32), {8}, Replicated());
+    struct Case {
+        DFunc out;
+        Layout layout;
+        std::string text;
+    };
+    std::vector<Case> cases = {
+        {all_reduce(s), Replicated(), "all_reduce_s: all_reduce needs a Local input, but s (Sliced(0))"},
+        {reduce_scatter(r, 0), Sliced(0), "reduce_scatter_r: reduce_scatter needs a Local input, but r (Replicated)"},
+        {all_gather(l), Replicated(), "all_gather_l: all_gather needs a Sliced input, but l (Local)"},
+        {broadcast(s, 0), Replicated(), "broadcast_s: broadcast needs a Local input"},
+    };
+    for (const Case &c : cases) {
+        Program p("p");
+        p.output(c.out, c.layout);
+        CHECK_THAT(analyze_error(p), Contains(c.text));
+    }
+}
+
+TEST_CASE("all_to_all needs two different dimensions", "[error]") {
+    DFunc s = input("s", Float(32), {8, 2}, Sliced(1));
+    CHECK_THAT(message_of<UserError>([&] { all_to_all(s, 1, 1); }),
+               Contains("all_to_all(s, split 1, concat 1): needs two different dimensions"));
+    DFunc wrong = all_to_all(s, 1, 0, "wrong");
+    Program p("p");
+    p.output(wrong, Sliced(1));
+    CHECK_THAT(analyze_error(p), Contains("all_to_all needs a Sliced(0) input, but s (Sliced(1))"));
+}
+
+TEST_CASE("a declared output layout must match", "[error]") {
+    DFunc g = input("g", Float(32), {8}, Local());
+    Program p("adam_like");
+    p.output(all_reduce(g), Sliced(0));
+    CHECK_THAT(analyze_error(p),
+               Contains("Program adam_like: output all_reduce_g is declared Sliced(0) but its "
+                        "definition makes it Replicated"));
+}
+
+TEST_CASE("groups cannot be mixed without send", "[error]") {
+    std::vector<Group> g = Group::world().split(2);
+    DFunc a = input("a", Float(32), {4}, Replicated(g[0]));
+    DFunc b = input("b", Float(32), {4}, Replicated(g[1]));
+    Var i;
+    DFunc mixed("mixed");
+    mixed(i) = a(i) + b(i);
+    Program p("p");
+    p.output(mixed, Replicated(g[0]));
+    CHECK_THAT(analyze_error(p), Contains("mixed combines Funcs of different groups"));
+
+    DFunc same = send(a, g[0], "same");
+    Program q("q");
+    q.output(same, Replicated(g[0]));
+    CHECK_THAT(analyze_error(q), Contains("same: send moves a value between two groups"));
+}
+
+TEST_CASE("shapes must be inferable and consistent", "[error]") {
+    Var i;
+    DFunc iota("iota");
+    iota(i) = i;
+    Program p("p");
+    p.output(iota, Replicated());
+    CHECK_THAT(analyze_error(p), Contains("Cannot infer the extent of dimension 0 of iota"));
+
+    DFunc a = input("a", Float(32), {4}, Replicated());
+    DFunc b = input("b", Float(32), {5}, Replicated());
+    DFunc sum("sum");
+    sum(i) = a(i) + b(i);
+    Program q("q");
+    q.output(sum, Replicated());
+    CHECK_THAT(analyze_error(q), Contains("a gives 4 and b gives 5"));
+}
+
+TEST_CASE("undefined and duplicate Funcs are refused", "[error]") {
+    DFunc undefined("undefined");
+    Var i;
+    DFunc dup1 = input("dup", Float(32), {4}, Replicated());
+    DFunc dup2 = input("dup", Float(32), {4}, Replicated());
+    DFunc both("both");
+    both(i) = dup1(i) + dup2(i);
+    Program q("q");
+    q.output(both, Replicated());
+    CHECK_THAT(analyze_error(q), Contains("uses two different distributed Funcs named dup"));
+    CHECK_THAT(message_of<UserError>([&] { all_reduce(undefined); }),
+               Contains("the input undefined has no definition yet"));
+}
+
+TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
+    DFunc m = input("m", Float(32), {10}, Sliced(0));
+    Var i;
+    DFunc twice("twice");
+    twice(i) = m(i) * 2.0f;
+    Program p("p");
+    p.output(all_gather(twice), Replicated());
+    JitProgram jit(p);
+
+    auto inputs = make_inputs(p, 3);
+    inputs[1]["m"] = Halide::Buffer<float>(3);  // rank 1 holds [4, 8): 4 elements
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
+               Contains("rank 1 of 3: input m is Sliced(0) with global extents [0..10], so this "
+                        "rank must pass the box [4..8], but its buffer is [0..3]"));
+
+    inputs = make_inputs(p, 3);
+    inputs[2]["m"] = Halide::Buffer<int>(2);
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
+               Contains("rank 2: input m has element type int32, expected float32"));
+
+    inputs = make_inputs(p, 3);
+    inputs[0].erase("m");
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
+               Contains("rank 0: no buffer for input m"));
+
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, make_inputs(p, 3)); }),
+               Contains("inputs for 3 ranks given to a run on 2 ranks"));
+}
+
+TEST_CASE("groups that do not fit the world are refused", "[error]") {
+    std::vector<Group> g = Group::world().split(2);
+    DFunc x = input("x", Float(32), {6}, Sliced(0, g[0]));
+    Program p("p");
+    p.output(send(x, g[1]), Sliced(0, g[1]));
+    CHECK_THAT(message_of<UserError>([&] { make_inputs(p, 1); }),
+               Contains("A world of 1 ranks cannot be split into 2 groups"));
+    JitProgram jit(p);
+    std::string msg = message_of<RuntimeError>([&] { jit.run_threads(3, make_inputs(p, 3), 5.0); });
+    CHECK_THAT(msg, Contains("send_x"));
+    CHECK_THAT(msg, Contains("group"));
+    CHECK_THAT(message_of<UserError>([&] { Reference(p).run(3, make_inputs(p, 3)); }),
+               Contains("send_x: send of x (Sliced(0) on group 0 of world.split(2), 1 ranks) to "
+                        "group 1 of world.split(2) (2 ranks) needs groups of the same size"));
+}
+
+TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
+    DFunc g = input("g", Float(32), {6}, Local());
+    Program p("p");
+    p.output(all_reduce(g, ReduceOp::Sum, "g_sum"), Replicated());
+    JitProgram jit(p);
+    auto inputs = make_inputs(p, 3);
+    coconet_threads_world *world = coconet_threads_world_create(3, 0.5);
+    std::string errors[3];
+    std::vector<std::thread> ranks;
+    for (int r : {0, 2}) {  // rank 1 never calls
+        // Catch2 assertions are not thread-safe: record, check after join.
+        ranks.emplace_back([&, r] {
+            try {
+                jit.run_rank(coconet_threads_world_comm(world, r), inputs[r]);
+            } catch (const RuntimeError &e) {
+                errors[r] = e.what();
+            }
+        });
+    }
+    for (auto &t : ranks) {
+        t.join();
+    }
+    coconet_threads_world_destroy(world);
+    for (int r : {0, 2}) {
+        CHECK_THAT(errors[r], Contains("rank " + std::to_string(r)));
+        CHECK_THAT(errors[r], Contains("all_reduce 'g_sum'"));
+        CHECK_THAT(errors[r], Contains("rank 1"));
+    }
+}
+
+TEST_CASE("a root outside the group is refused", "[error]") {
+    DFunc x = input("x", Float(32), {3}, Local());
+    Program p("p");
+    p.output(broadcast(x, 5, "bcast"), Replicated());
+    CHECK_THAT(message_of<UserError>([&] { Reference(p).run(2, make_inputs(p, 2)); }),
+               Contains("bcast: root 5 is not a rank of world, which has 2 ranks"));
+    JitProgram jit(p);
+    CHECK_THAT(message_of<RuntimeError>([&] { jit.run_threads(2, make_inputs(p, 2), 5.0); }),
+               Contains("bcast"));
+}
