@@ -50,11 +50,18 @@ struct PipelineConfig {
 // activations to stage 1. Output y(h, b) Replicated on stage 1.
 Program two_stage_pipeline(const PipelineConfig &c);
 
+using InputMaker = std::function<std::vector<RankBuffers>(const Program &, int, uint32_t)>;
+
+// make_inputs, with the optimizers' second moment v made non-negative as it
+// is in training (a negative v would make every result NaN).
+std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint32_t seed);
+
 struct AppCase {
     std::string name;
     std::function<Program()> make;
     double tolerance;   // max abs error allowed against the reference
     int min_ranks = 1;  // e.g. 2 for a pipeline of two stages
+    InputMaker inputs = make_inputs;
 };
 
 // Every app at a small default size (used by the demo and the tests).

@@ -29,8 +29,8 @@ std::vector<apps::AppCase> demo_apps() {
     pipe.batch = 16;
     pipe.hidden = 256;
     return {
-        {"adam", [=] { return apps::adam(opt); }, 0.0},
-        {"lamb", [=] { return apps::lamb(opt); }, 0.0},
+        {"adam", [=] { return apps::adam(opt); }, 0.0, 1, apps::optimizer_inputs},
+        {"lamb", [=] { return apps::lamb(opt); }, 0.0, 1, apps::optimizer_inputs},
         {"megatron_mlp", [=] { return apps::megatron_mlp(mlp); }, 0.0},
         {"two_stage_pipeline", [=] { return apps::two_stage_pipeline(pipe); }, 0.0, 2},
     };
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
             auto t0 = std::chrono::steady_clock::now();
             JitProgram jit(program);
             const double compile_s = seconds_since(t0);
-            std::vector<RankBuffers> inputs = make_inputs(program, ranks);
+            std::vector<RankBuffers> inputs = app.inputs(program, ranks, 1);
             std::vector<RankBuffers> outputs;
             std::vector<double> times;
             for (int rep = 0; rep < 5; rep++) {

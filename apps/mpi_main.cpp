@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
         try {
             Program program = app.make();
             JitProgram jit(program);
-            std::vector<RankBuffers> inputs = make_inputs(program, size);
+            std::vector<RankBuffers> inputs = app.inputs(program, size, 1);
             RankBuffers mine = jit.run_rank(comm, inputs[rank]);
             std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
             const double err = max_abs_diff({mine}, {expected[rank]});

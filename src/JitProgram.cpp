@@ -49,7 +49,7 @@ JitProgram::JitProgram(const Program &program)
         {"coconet_collective", Halide::JITExtern(jit_collective)},
     });
     std::vector<Halide::Argument> args(lowered_.spmd.inputs.begin(), lowered_.spmd.inputs.end());
-    callable_ = p.compile_to_callable(args, Halide::get_jit_target_from_environment());
+    callable_ = p.compile_to_callable(args, jit_target());
 }
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {

@@ -17,4 +17,8 @@ LoweredProgram lower(const Program &program) {
     return LoweredProgram{program, std::move(analysis), std::move(spmd)};
 }
 
+Halide::Target jit_target() {
+    return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+}
+
 }  // namespace coconet

@@ -19,6 +19,11 @@ Analysis analyze(const Program &program);
 
 LoweredProgram lower(const Program &program);
 
+// The target JIT compilation uses (the pipeline and the reference's kernels):
+// the host with strict_float, so that no code shape contracts or reassociates
+// floating-point operations and results are bit-identical to the reference.
+Halide::Target jit_target();
+
 }  // namespace coconet
 
 #endif

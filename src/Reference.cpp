@@ -167,7 +167,7 @@ const Reference::Kernel &Reference::kernel_for(const DFuncContents &f) const {
     }
     args.push_back(rank);
     args.push_back(size);
-    k->callable = Halide::Pipeline(out).compile_to_callable(args);
+    k->callable = Halide::Pipeline(out).compile_to_callable(args, jit_target());
     slot = std::move(k);
     return *slot;
 }

@@ -3,6 +3,9 @@
 #ifndef COCONET_TEST_UTIL_H
 #define COCONET_TEST_UTIL_H
 
+#include <cmath>
+#include <functional>
+
 #include <catch2/catch.hpp>
 
 #include "CoCoNet.h"
@@ -16,9 +19,32 @@ inline const std::vector<int> &rank_counts() {
     return r;
 }
 
+// Whether every floating-point output is finite: a NaN equals a NaN in the
+// comparison with the reference, so a test must not let NaNs pass as results.
+inline bool all_finite(const std::vector<coconet::RankBuffers> &ranks) {
+    for (const auto &r : ranks) {
+        for (const auto &kv : r) {
+            const Halide::Buffer<> &b = kv.second;
+            if (b.type() != Halide::Float(32) || b.number_of_elements() == 0) {
+                continue;
+            }
+            bool finite = true;
+            Halide::Buffer<const float>(b).for_each_value([&](float x) { finite &= std::isfinite(x); });
+            if (!finite) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+using InputMaker =
+    std::function<std::vector<coconet::RankBuffers>(const coconet::Program &, int, uint32_t)>;
+
 inline void check_matches_reference(const coconet::Program &program,
                                     const std::vector<int> &ranks = rank_counts(),
-                                    double tolerance = 0.0, int min_ranks = 1) {
+                                    double tolerance = 0.0, int min_ranks = 1,
+                                    const InputMaker &make_inputs = coconet::make_inputs) {
     coconet::JitProgram jit(program);
     coconet::Reference reference(program);
     for (int r : ranks) {
@@ -26,10 +52,11 @@ inline void check_matches_reference(const coconet::Program &program,
             continue;
         }
         INFO("program " << program.name() << " on " << r << " ranks");
-        auto inputs = coconet::make_inputs(program, r, 11 + r);
+        auto inputs = make_inputs(program, r, 11 + r);
         auto outputs = jit.run_threads(r, inputs, 20.0);
         auto expected = reference.run(r, inputs);
         CHECK(coconet::max_abs_diff(outputs, expected) <= tolerance);
+        CHECK(all_finite(outputs));
         CHECK(coconet::replicated_mismatches(program, outputs).empty());
     }
 }

@@ -12,7 +12,8 @@ TEST_CASE("adam matches the reference", "[apps]") {
         apps::OptimizerConfig c;
         c.n = n;
         c.step = 3;
-        check_matches_reference(apps::adam(c));
+        check_matches_reference(apps::adam(c), coconet_test::rank_counts(), 0.0, 1,
+                                apps::optimizer_inputs);
     }
 }
 
@@ -20,7 +21,8 @@ TEST_CASE("lamb matches the reference", "[apps]") {
     for (int n : {1001, 5}) {
         apps::OptimizerConfig c;
         c.n = n;
-        check_matches_reference(apps::lamb(c));
+        check_matches_reference(apps::lamb(c), coconet_test::rank_counts(), 0.0, 1,
+                                apps::optimizer_inputs);
     }
 }
 

@@ -54,7 +54,7 @@ TEST_CASE("reference adam equals plain loops", "[reference]") {
     c.step = 2;
     Program p = apps::adam(c);
     for (int ranks : {1, 3, 4}) {
-        auto inputs = make_inputs(p, ranks);
+        auto inputs = apps::optimizer_inputs(p, ranks, 5);
         auto out = Reference(p).run(ranks, inputs);
         std::vector<float> w = gather_global({inputs[0]}, "w", {c.n});
         std::vector<float> m = gather_global(inputs, "m", {c.n});
