@@ -97,7 +97,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     coconet_internal_assert(world) << "could not create a threads world";
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
-    std::vector<bool> aborted(world_size, false);
+    std::vector<char> aborted(world_size, 0);  // not vector<bool>: threads write neighbours
     std::vector<std::thread> threads;
     for (int r = 0; r < world_size; r++) {
         threads.emplace_back([&, r] {

@@ -53,7 +53,7 @@ inline void check_matches_reference(const coconet::Program &program,
         }
         INFO("program " << program.name() << " on " << r << " ranks");
         auto inputs = make_inputs(program, r, 11 + r);
-        auto outputs = jit.run_threads(r, inputs, 20.0);
+        auto outputs = jit.run_threads(r, inputs, 5.0);
         auto expected = reference.run(r, inputs);
         CHECK(coconet::max_abs_diff(outputs, expected) <= tolerance);
         CHECK(all_finite(outputs));

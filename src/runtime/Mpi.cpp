@@ -128,8 +128,34 @@ struct MpiComm : coconet_comm {
         int rc = wait_all(reqs, peers, what);
         if (rc == COCONET_OK && op.dst.has(rank)) {
             coconet_rt::compute_output(op, rank, out);
+        } else if (rc != COCONET_OK) {
+            abandon(reqs, std::move(sends), std::move(recvs));
         }
         return rc;
+    }
+
+    // After a timeout: cancel what can be cancelled; requests still pending keep
+    // their buffers forever, since MPI may still write or read them.
+    void abandon(std::vector<MPI_Request> &reqs, std::vector<std::unique_ptr<Part>> sends,
+                 std::vector<std::unique_ptr<Part>> recvs) {
+        bool pending = false;
+        for (MPI_Request &r : reqs) {
+            int done = 0;
+            MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+            if (!done) {
+                MPI_Cancel(&r);
+                MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+                pending |= !done;
+            }
+        }
+        if (pending) {
+            static auto *kept = new std::vector<std::unique_ptr<Part>>();
+            for (auto *parts : {&sends, &recvs}) {
+                for (auto &p : *parts) {
+                    kept->push_back(std::move(p));
+                }
+            }
+        }
     }
 
     // Polls the requests until all complete or the timeout passes.
