@@ -14,10 +14,10 @@ namespace coconet {
 namespace apps {
 
 struct OptimizerConfig {
-    int n = 1000;  // parameters
+    int n = 1000; // parameters
     float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-    float weight_decay = 0.01f;  // LAMB only
-    int step = 1;                // for bias correction, >= 1
+    float weight_decay = 0.01f; // LAMB only
+    int step = 1;               // for bias correction, >= 1
 };
 
 // Data-parallel Adam. Inputs: g (Local gradients), w (Replicated parameters),
@@ -59,15 +59,15 @@ std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint
 struct AppCase {
     std::string name;
     std::function<Program()> make;
-    double tolerance;   // max abs error allowed against the reference
-    int min_ranks = 1;  // e.g. 2 for a pipeline of two stages
+    double tolerance;  // max abs error allowed against the reference
+    int min_ranks = 1; // e.g. 2 for a pipeline of two stages
     InputMaker inputs = make_inputs;
 };
 
 // Every app at a small default size (used by the demo and the tests).
 std::vector<AppCase> all_apps();
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet
 
 #endif

@@ -37,5 +37,5 @@ Program adam(const OptimizerConfig &c) {
     return p;
 }
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet

@@ -25,5 +25,5 @@ std::vector<AppCase> all_apps() {
     };
 }
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet

@@ -36,7 +36,7 @@ std::vector<apps::AppCase> demo_apps() {
     };
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 4;
@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
     int failures = 0;
     for (const apps::AppCase &app : demo_apps()) {
         if (ranks < app.min_ranks) {
-            std::printf("%-20s skipped: needs at least %d ranks\n", app.name.c_str(), app.min_ranks);
+            std::printf("%-20s skipped: needs at least %d ranks\n", app.name.c_str(),
+                        app.min_ranks);
             continue;
         }
         try {
@@ -75,8 +76,8 @@ int main(int argc, char **argv) {
             std::printf("%-20s failed: %s\n", app.name.c_str(), e.what());
         }
     }
-    std::printf("%s\n", failures ? "Some apps did not match the reference." :
-                                   "All apps match the single-process reference.");
+    std::printf("%s\n", failures ? "Some apps did not match the reference."
+                                 : "All apps match the single-process reference.");
     apps::OptimizerConfig small;
     small.n = 10;
     std::printf("\n%s", print_plan(lower(apps::adam(small)), std::min(ranks, 4)).c_str());

@@ -55,5 +55,5 @@ Program lamb(const OptimizerConfig &c) {
     return p;
 }
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet

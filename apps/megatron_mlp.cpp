@@ -17,7 +17,7 @@ Expr gelu(Expr x) {
     return 0.5f * x * (1.0f + Halide::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
 }
 
-}  // namespace
+} // namespace
 
 Program megatron_mlp(const MlpConfig &c) {
     DFunc x = input("x", Float(32), {c.hidden, c.batch}, Replicated());
@@ -51,5 +51,5 @@ Program megatron_mlp(const MlpConfig &c) {
     return p;
 }
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet

@@ -41,5 +41,5 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     return p;
 }
 
-}  // namespace apps
-}  // namespace coconet
+} // namespace apps
+} // namespace coconet

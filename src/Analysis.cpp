@@ -32,9 +32,7 @@ namespace {
 
 class CallFinder : public IRGraphVisitor {
 public:
-    CallFinder(const DFuncContents &self)
-        : self(self) {
-    }
+    CallFinder(const DFuncContents &self) : self(self) {}
 
     const DFuncContents &self;
     std::vector<DistributedCall> calls;
@@ -59,7 +57,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 std::vector<DistributedCall> distributed_calls(const DFuncContents &f, const Definition &def) {
     CallFinder finder(f);
@@ -75,4 +73,4 @@ std::vector<DistributedCall> distributed_calls(const DFuncContents &f, const Def
     return finder.calls;
 }
 
-}  // namespace coconet
+} // namespace coconet

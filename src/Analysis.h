@@ -18,18 +18,18 @@ namespace coconet {
 // each rank reduces over its own slice only, giving a Local partial result.
 struct SlicedRVar {
     Group group;
-    int extent = 0;  // the global extent that is sliced
+    int extent = 0; // the global extent that is sliced
 };
 
 struct FuncInfo {
     Layout layout;
     std::vector<int> extents;
-    std::map<std::string, SlicedRVar> sliced_rvars;  // by RVar name
+    std::map<std::string, SlicedRVar> sliced_rvars; // by RVar name
 };
 
 struct Analysis {
-    std::vector<DFunc> order;   // producers before consumers
-    std::vector<DFunc> inputs;  // in creation order: the signature's order
+    std::vector<DFunc> order;  // producers before consumers
+    std::vector<DFunc> inputs; // in creation order: the signature's order
     std::map<const DFuncContents *, FuncInfo> info;
 
     const FuncInfo &of(const DFunc &f) const;
@@ -50,6 +50,6 @@ std::vector<Halide::Internal::Definition> definitions_of(const DFuncContents &f)
 std::vector<DistributedCall> distributed_calls(const DFuncContents &f,
                                                const Halide::Internal::Definition &def);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

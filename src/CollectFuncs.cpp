@@ -11,9 +11,7 @@ namespace {
 
 class Collector {
 public:
-    Collector(const Program &p, Analysis &a)
-        : program(p), analysis(a) {
-    }
+    Collector(const Program &p, Analysis &a) : program(p), analysis(a) {}
 
     void visit(const std::shared_ptr<DFuncContents> &f, const std::string &user) {
         if (done.count(f.get())) {
@@ -38,24 +36,20 @@ public:
     }
 
 private:
-    std::vector<std::shared_ptr<DFuncContents>> dependencies(const std::shared_ptr<DFuncContents> &f,
-                                                             const std::string &user) {
+    std::vector<std::shared_ptr<DFuncContents>>
+    dependencies(const std::shared_ptr<DFuncContents> &f, const std::string &user) {
         switch (f->kind) {
-        case FuncKind::Input:
-            return {};
-        case FuncKind::Collective:
-            return {f->collective->source};
-        case FuncKind::Compute:
-            break;
+        case FuncKind::Input: return {};
+        case FuncKind::Collective: return {f->collective->source};
+        case FuncKind::Compute: break;
         }
         coconet_user_assert(f->func.defined())
             << f->name << " is used by " << user << " but has no definition.";
         coconet_user_assert(f->func.outputs() == 1)
             << f->name << " has " << f->func.outputs()
             << " values; distributed Funcs are single-valued.";
-        coconet_user_assert(f->func.dimensions() <= 4)
-            << f->name << " has " << f->func.dimensions()
-            << " dimensions; at most 4 are supported.";
+        coconet_user_assert(f->func.dimensions() <= 4) << f->name << " has " << f->func.dimensions()
+                                                       << " dimensions; at most 4 are supported.";
         std::vector<std::shared_ptr<DFuncContents>> deps;
         for (const auto &def : definitions_of(*f)) {
             for (const auto &call : distributed_calls(*f, def)) {
@@ -71,7 +65,7 @@ private:
     std::map<std::string, const DFuncContents *> by_name;
 };
 
-}  // namespace
+} // namespace
 
 Analysis collect_funcs(const Program &program) {
     coconet_user_assert(!program.outputs().empty())
@@ -88,4 +82,4 @@ Analysis collect_funcs(const Program &program) {
     return analysis;
 }
 
-}  // namespace coconet
+} // namespace coconet

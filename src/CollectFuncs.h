@@ -9,6 +9,6 @@ namespace coconet {
 
 Analysis collect_funcs(const Program &program);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

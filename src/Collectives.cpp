@@ -33,7 +33,7 @@ CollectiveDesc desc_of(CollectiveKind kind) {
     return d;
 }
 
-}  // namespace
+} // namespace
 
 DFunc all_reduce(const DFunc &f, ReduceOp op, const std::string &name) {
     CollectiveDesc d = desc_of(CollectiveKind::AllReduce);
@@ -74,8 +74,7 @@ DFunc all_to_all(const DFunc &f, int split_dim, int concat_dim, const std::strin
     coconet_user_assert(f.defined() && split_dim >= 0 && split_dim < f.dimensions() &&
                         concat_dim >= 0 && concat_dim < f.dimensions() && split_dim != concat_dim)
         << "all_to_all(" << (f.defined() ? f.name() : "(null)") << ", split " << split_dim
-        << ", concat " << concat_dim
-        << "): needs two different dimensions of the input, which has "
+        << ", concat " << concat_dim << "): needs two different dimensions of the input, which has "
         << (f.defined() ? f.dimensions() : 0) << ".";
     CollectiveDesc d = desc_of(CollectiveKind::AllToAll);
     d.dim = split_dim;
@@ -89,4 +88,4 @@ DFunc send(const DFunc &f, const Group &to, const std::string &name) {
     return make_collective(f, d, name);
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -28,6 +28,6 @@ DFunc all_to_all(const DFunc &f, int split_dim, int concat_dim, const std::strin
 // result lives on `to` (pipeline parallelism between groups of world.split(n)).
 DFunc send(const DFunc &f, const Group &to, const std::string &name = "");
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

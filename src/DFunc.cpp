@@ -27,38 +27,27 @@ const void *identity(const Halide::Internal::Function &f) {
     return f.get_contents().get();
 }
 
-}  // namespace
+} // namespace
 
 const char *to_string(CollectiveKind k) {
     switch (k) {
-    case CollectiveKind::AllReduce:
-        return "all_reduce";
-    case CollectiveKind::ReduceScatter:
-        return "reduce_scatter";
-    case CollectiveKind::AllGather:
-        return "all_gather";
-    case CollectiveKind::Broadcast:
-        return "broadcast";
-    case CollectiveKind::Reduce:
-        return "reduce";
-    case CollectiveKind::AllToAll:
-        return "all_to_all";
-    case CollectiveKind::SendRecv:
-        return "send";
+    case CollectiveKind::AllReduce: return "all_reduce";
+    case CollectiveKind::ReduceScatter: return "reduce_scatter";
+    case CollectiveKind::AllGather: return "all_gather";
+    case CollectiveKind::Broadcast: return "broadcast";
+    case CollectiveKind::Reduce: return "reduce";
+    case CollectiveKind::AllToAll: return "all_to_all";
+    case CollectiveKind::SendRecv: return "send";
     }
     return "?";
 }
 
 const char *to_string(ReduceOp op) {
     switch (op) {
-    case ReduceOp::Sum:
-        return "sum";
-    case ReduceOp::Prod:
-        return "prod";
-    case ReduceOp::Max:
-        return "max";
-    case ReduceOp::Min:
-        return "min";
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Prod: return "prod";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
     }
     return "?";
 }
@@ -83,14 +72,11 @@ DFunc make_dfunc(const std::string &name, FuncKind kind) {
     return DFunc(c);
 }
 
-}  // namespace Internal
+} // namespace Internal
 
-DFunc::DFunc(const std::string &name)
-    : DFunc(Internal::make_dfunc(name, FuncKind::Compute)) {
-}
+DFunc::DFunc(const std::string &name) : DFunc(Internal::make_dfunc(name, FuncKind::Compute)) {}
 
-DFunc::DFunc(const std::string &name, const std::vector<int> &extents)
-    : DFunc(name) {
+DFunc::DFunc(const std::string &name, const std::vector<int> &extents) : DFunc(name) {
     for (int e : extents) {
         coconet_user_assert(e >= 0) << "DFunc " << name << ": extent " << e << " is negative.";
     }
@@ -139,4 +125,4 @@ DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &
     return f;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -20,7 +20,12 @@ class DFunc;
 
 enum class FuncKind { Input, Compute, Collective };
 
-enum class ReduceOp { Sum = COCONET_SUM, Prod = COCONET_PROD, Max = COCONET_MAX, Min = COCONET_MIN };
+enum class ReduceOp {
+    Sum = COCONET_SUM,
+    Prod = COCONET_PROD,
+    Max = COCONET_MAX,
+    Min = COCONET_MIN
+};
 
 enum class CollectiveKind {
     AllReduce = COCONET_ALL_REDUCE,
@@ -40,22 +45,22 @@ struct DFuncContents;
 struct CollectiveDesc {
     CollectiveKind kind;
     ReduceOp op = ReduceOp::Sum;
-    int root = 0;  // group rank, for Broadcast and Reduce
-    int dim = -1;  // the result's sliced dimension (ReduceScatter, AllToAll)
-    int concat_dim = -1;  // AllToAll: the input's sliced dimension
-    Group dst;     // SendRecv: the receiving group
+    int root = 0;        // group rank, for Broadcast and Reduce
+    int dim = -1;        // the result's sliced dimension (ReduceScatter, AllToAll)
+    int concat_dim = -1; // AllToAll: the input's sliced dimension
+    Group dst;           // SendRecv: the receiving group
     std::shared_ptr<DFuncContents> source;
 };
 
 struct DFuncContents {
     std::string name;
     FuncKind kind = FuncKind::Compute;
-    Halide::Func func;               // the definition in global coordinates
-    std::vector<int> extents;        // global shape: declared, or filled by inference
-    std::optional<Layout> layout;    // declared for inputs
-    std::optional<Halide::ImageParam> param;   // inputs
-    std::optional<CollectiveDesc> collective;  // collectives
-    uint64_t serial = 0;             // creation order, for stable argument order
+    Halide::Func func;                        // the definition in global coordinates
+    std::vector<int> extents;                 // global shape: declared, or filled by inference
+    std::optional<Layout> layout;             // declared for inputs
+    std::optional<Halide::ImageParam> param;  // inputs
+    std::optional<CollectiveDesc> collective; // collectives
+    uint64_t serial = 0;                      // creation order, for stable argument order
 };
 
 class DFunc {
@@ -82,16 +87,10 @@ public:
     int dimensions() const;
     // The Halide Func holding the definition (for Halide's own directives later).
     Halide::Func &func() const;
-    bool defined() const {
-        return contents != nullptr;
-    }
+    bool defined() const { return contents != nullptr; }
 
-    const std::shared_ptr<DFuncContents> &get_contents() const {
-        return contents;
-    }
-    explicit DFunc(std::shared_ptr<DFuncContents> c)
-        : contents(std::move(c)) {
-    }
+    const std::shared_ptr<DFuncContents> &get_contents() const { return contents; }
+    explicit DFunc(std::shared_ptr<DFuncContents> c) : contents(std::move(c)) {}
 
 private:
     std::shared_ptr<DFuncContents> contents;
@@ -108,8 +107,8 @@ namespace Internal {
 std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f);
 // Makes a distributed Func of the given kind and registers it.
 DFunc make_dfunc(const std::string &name, FuncKind kind);
-}  // namespace Internal
+} // namespace Internal
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

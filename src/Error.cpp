@@ -21,5 +21,5 @@ ErrorReport::~ErrorReport() noexcept(false) {
     throw InternalError(msg.str());
 }
 
-}  // namespace Internal
-}  // namespace coconet
+} // namespace Internal
+} // namespace coconet

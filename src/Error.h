@@ -45,8 +45,8 @@ private:
     bool user;
 };
 
-}  // namespace Internal
-}  // namespace coconet
+} // namespace Internal
+} // namespace coconet
 
 #define coconet_user_error ::coconet::Internal::ErrorReport(true, __FILE__, __LINE__, nullptr)
 #define coconet_user_assert(c) \

@@ -65,8 +65,7 @@ FuncInfo infer_collective(const DFuncContents &f, const Analysis &a) {
 class ComputeInference {
 public:
     ComputeInference(const DFuncContents &f, const Analysis &a)
-        : f(f), a(a), pure_args(f.func.function().args()) {
-    }
+        : f(f), a(a), pure_args(f.func.function().args()) {}
 
     FuncInfo run() {
         for (const auto &def : definitions_of(f)) {
@@ -137,10 +136,11 @@ private:
         std::ostringstream a_str;
         a_str << arg;
         coconet_user_assert(j >= 0)
-            << f.name << " reads " << who << " at index " << a_str.str() << " of its sliced dimension "
-            << d << "; a rank holds only its own slice, so a sliced dimension must be indexed by "
-            << "a pure variable of " << f.name << " or reduced over. all_gather(" << call.callee->name
-            << ") first to read other indices.";
+            << f.name << " reads " << who << " at index " << a_str.str()
+            << " of its sliced dimension " << d
+            << "; a rank holds only its own slice, so a sliced dimension must be indexed by "
+            << "a pure variable of " << f.name << " or reduced over. all_gather("
+            << call.callee->name << ") first to read other indices.";
         if (!sliced_dim || *sliced_dim == j) {
             sliced_dim = j;
             sliced_user = who;
@@ -148,8 +148,8 @@ private:
             return;
         }
         coconet_user_error << f.name << " combines " << sliced_user << " and " << who
-                           << ", which are sliced along different dimensions of " << f.name
-                           << " (" << *sliced_dim << " and " << j
+                           << ", which are sliced along different dimensions of " << f.name << " ("
+                           << *sliced_dim << " and " << j
                            << "); Sliced(d) op Sliced(e) needs d == e.";
     }
 
@@ -157,8 +157,8 @@ private:
         const int dims = f.func.dimensions();
         if (!f.extents.empty() || dims == 0) {
             coconet_user_assert((int)f.extents.size() == dims)
-                << f.name << " is declared with " << f.extents.size() << " extents but has "
-                << dims << " dimensions.";
+                << f.name << " is declared with " << f.extents.size() << " extents but has " << dims
+                << " dimensions.";
             return f.extents;
         }
         std::vector<int> extents(dims, -1);
@@ -220,7 +220,7 @@ private:
     std::vector<ShapeCandidate> shape_candidates;
 };
 
-}  // namespace
+} // namespace
 
 void infer_layouts(const Program &program, Analysis &analysis) {
     for (const DFunc &df : analysis.order) {
@@ -231,12 +231,8 @@ void infer_layouts(const Program &program, Analysis &analysis) {
             info.layout = *f.layout;
             info.extents = f.extents;
             break;
-        case FuncKind::Collective:
-            info = infer_collective(f, analysis);
-            break;
-        case FuncKind::Compute:
-            info = ComputeInference(f, analysis).run();
-            break;
+        case FuncKind::Collective: info = infer_collective(f, analysis); break;
+        case FuncKind::Compute: info = ComputeInference(f, analysis).run(); break;
         }
         analysis.info[&f] = info;
     }
@@ -249,4 +245,4 @@ void infer_layouts(const Program &program, Analysis &analysis) {
     }
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -13,6 +13,6 @@ namespace coconet {
 
 void infer_layouts(const Program &program, Analysis &analysis);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

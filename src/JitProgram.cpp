@@ -38,10 +38,9 @@ int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t
                               n1, n2, n3, in, out);
 }
 
-}  // namespace
+} // namespace
 
-JitProgram::JitProgram(const Program &program)
-    : lowered_(lower(program)) {
+JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
     Halide::Pipeline &p = lowered_.spmd.pipeline;
     p.set_jit_externs({
         {"coconet_rank", Halide::JITExtern(jit_rank)},
@@ -75,8 +74,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
         std::string runtime_msg = coconet_comm_last_error(comm);
         std::string msg = runtime_msg.empty() ? ctx.error : runtime_msg;
         throw RuntimeError("Program " + program.name() + ", rank " + std::to_string(rank) + " of " +
-                           std::to_string(size) + " (" + coconet_comm_backend(comm) +
-                           "): " + msg);
+                           std::to_string(size) + " (" + coconet_comm_backend(comm) + "): " + msg);
     }
     return out;
 }
@@ -97,7 +95,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     coconet_internal_assert(world) << "could not create a threads world";
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
-    std::vector<char> aborted(world_size, 0);  // not vector<bool>: threads write neighbours
+    std::vector<char> aborted(world_size, 0); // not vector<bool>: threads write neighbours
     std::vector<std::thread> threads;
     for (int r = 0; r < world_size; r++) {
         threads.emplace_back([&, r] {
@@ -106,8 +104,8 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                 outputs[r] = run_rank(comm, inputs[r]);
             } catch (const std::exception &e) {
                 errors[r] = e.what();
-                aborted[r] = std::string(coconet_comm_last_error(comm)).find("aborted") !=
-                             std::string::npos;
+                aborted[r] =
+                    std::string(coconet_comm_last_error(comm)).find("aborted") != std::string::npos;
                 coconet_comm_abort(comm, e.what());
             }
         });
@@ -130,4 +128,4 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     return outputs;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -22,15 +22,13 @@ public:
     std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
                                          double timeout_seconds = 10.0) const;
 
-    const LoweredProgram &lowered() const {
-        return lowered_;
-    }
+    const LoweredProgram &lowered() const { return lowered_; }
 
 private:
     LoweredProgram lowered_;
     Halide::Callable callable_;
 };
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

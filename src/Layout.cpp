@@ -5,8 +5,8 @@
 namespace coconet {
 
 std::vector<Group> Group::split(int n) const {
-    coconet_user_assert(is_world()) << "Only the world can be split into groups, not "
-                                    << to_string() << ".";
+    coconet_user_assert(is_world())
+        << "Only the world can be split into groups, not " << to_string() << ".";
     coconet_user_assert(n >= 1) << "world.split(" << n << "): the group count must be >= 1.";
     std::vector<Group> groups;
     for (int i = 0; i < n; i++) {
@@ -29,15 +29,9 @@ std::string Group::to_string() const {
 std::string Layout::to_string() const {
     std::string s;
     switch (kind) {
-    case LayoutKind::Replicated:
-        s = "Replicated";
-        break;
-    case LayoutKind::Sliced:
-        s = "Sliced(" + std::to_string(dim) + ")";
-        break;
-    case LayoutKind::Local:
-        s = "Local";
-        break;
+    case LayoutKind::Replicated: s = "Replicated"; break;
+    case LayoutKind::Sliced: s = "Sliced(" + std::to_string(dim) + ")"; break;
+    case LayoutKind::Local: s = "Local"; break;
     }
     if (!group.is_world()) {
         s += " on " + group.to_string();
@@ -45,4 +39,4 @@ std::string Layout::to_string() const {
     return s;
 }
 
-}  // namespace coconet
+} // namespace coconet

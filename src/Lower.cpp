@@ -21,4 +21,4 @@ Halide::Target jit_target() {
     return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -24,6 +24,6 @@ LoweredProgram lower(const Program &program);
 // floating-point operations and results are bit-identical to the reference.
 Halide::Target jit_target();
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

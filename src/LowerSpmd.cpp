@@ -16,9 +16,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     const FuncInfo &src = a.of(c.source.get());
     int arg_a = -1, arg_b = -1;
     switch (c.kind) {
-    case CollectiveKind::ReduceScatter:
-        arg_a = c.dim;
-        break;
+    case CollectiveKind::ReduceScatter: arg_a = c.dim; break;
     case CollectiveKind::AllGather:
     case CollectiveKind::SendRecv:
         arg_a = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
@@ -27,8 +25,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
         arg_a = c.dim;
         arg_b = c.concat_dim;
         break;
-    default:
-        break;
+    default: break;
     }
     std::vector<Halide::ExternFuncArgument> args;
     args.emplace_back(uc);
@@ -47,7 +44,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     return stage;
 }
 
-}  // namespace
+} // namespace
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     SpmdPipeline out;
@@ -59,9 +56,7 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     for (const DFunc &df : analysis.order) {
         const DFuncContents &f = *df.get_contents();
         switch (f.kind) {
-        case FuncKind::Input:
-            funcs[&f] = Func(*f.param);
-            break;
+        case FuncKind::Input: funcs[&f] = Func(*f.param); break;
         case FuncKind::Compute:
             funcs[&f] = rebuild_compute(f, analysis.of(&f), callee, rank, size);
             // Unscheduled: every distributed Func is materialized on its own.
@@ -91,4 +86,4 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     return out;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -13,11 +13,11 @@ namespace coconet {
 
 struct SpmdPipeline {
     Halide::Pipeline pipeline;
-    std::vector<Halide::ImageParam> inputs;  // in signature order
+    std::vector<Halide::ImageParam> inputs; // in signature order
 };
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -54,8 +54,7 @@ ExprGroup group_ranks(const Group &g, Expr rank, Expr world_size) {
 ExprRange rank_slice(const Group &g, Expr n, Expr rank, Expr world_size) {
     ExprGroup grp = group_ranks(g, rank, world_size);
     ExprRange s = slice_range(n, grp.size, rank - grp.first);
-    return ExprRange{Halide::select(grp.member, s.begin, 0),
-                     Halide::select(grp.member, s.end, 0)};
+    return ExprRange{Halide::select(grp.member, s.begin, 0), Halide::select(grp.member, s.end, 0)};
 }
 
-}  // namespace coconet
+} // namespace coconet

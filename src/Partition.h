@@ -15,9 +15,7 @@ namespace coconet {
 
 struct Range {
     int64_t begin = 0, end = 0;
-    int64_t extent() const {
-        return end - begin;
-    }
+    int64_t extent() const { return end - begin; }
 };
 
 // Part `index` of `parts` blocks of ceil(n/parts): the last parts may be short or empty.
@@ -45,6 +43,6 @@ ExprGroup group_ranks(const Group &g, Halide::Expr rank, Halide::Expr world_size
 // This rank's slice of n along a group's ranks (empty for non-members).
 ExprRange rank_slice(const Group &g, Halide::Expr n, Halide::Expr rank, Halide::Expr world_size);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -21,7 +21,7 @@ std::string boxes(const FuncInfo &info, int world_size) {
     return s.str();
 }
 
-}  // namespace
+} // namespace
 
 std::string print_plan(const LoweredProgram &lowered, int world_size) {
     const Analysis &a = lowered.analysis;
@@ -33,12 +33,8 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         const FuncInfo &info = a.of(&f);
         s << "  " << ++step << ". ";
         switch (f.kind) {
-        case FuncKind::Input:
-            s << "input      " << f.name;
-            break;
-        case FuncKind::Compute:
-            s << "kernel     " << f.name;
-            break;
+        case FuncKind::Input: s << "input      " << f.name; break;
+        case FuncKind::Compute: s << "kernel     " << f.name; break;
         case FuncKind::Collective: {
             const CollectiveDesc &c = *f.collective;
             s << "collective " << f.name << " = " << to_string(c.kind);
@@ -60,4 +56,4 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
     return s.str();
 }
 
-}  // namespace coconet
+} // namespace coconet

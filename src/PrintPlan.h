@@ -12,6 +12,6 @@ namespace coconet {
 
 std::string print_plan(const LoweredProgram &lowered, int world_size);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -4,8 +4,7 @@
 
 namespace coconet {
 
-Program::Program(const std::string &name)
-    : name_(name) {
+Program::Program(const std::string &name) : name_(name) {
     coconet_user_assert(!name.empty()) << "A program needs a name.";
 }
 
@@ -19,4 +18,4 @@ Program &Program::output(const DFunc &f, const Layout &layout) {
     return *this;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -23,18 +23,14 @@ public:
     // schedule never changes it). Returns *this for chaining.
     Program &output(const DFunc &f, const Layout &layout);
 
-    const std::string &name() const {
-        return name_;
-    }
-    const std::vector<ProgramOutput> &outputs() const {
-        return outputs_;
-    }
+    const std::string &name() const { return name_; }
+    const std::vector<ProgramOutput> &outputs() const { return outputs_; }
 
 private:
     std::string name_;
     std::vector<ProgramOutput> outputs_;
 };
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

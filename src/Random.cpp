@@ -18,7 +18,7 @@ Expr mix(Expr h) {
     return h ^ (h >> 16);
 }
 
-}  // namespace
+} // namespace
 
 Expr random_uniform(Expr seed, const std::vector<Expr> &coords) {
     Expr h = mix(cast<uint32_t>(seed) ^ UIntImm::make(UInt(32), 0x9e3779b9u));
@@ -35,4 +35,4 @@ Expr dropout(Expr value, Expr p, Expr seed, const std::vector<Expr> &coords) {
     return Halide::select(keep, value * scale, Halide::Internal::make_zero(value.type()));
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -17,6 +17,6 @@ Halide::Expr random_uniform(Halide::Expr seed, const std::vector<Halide::Expr> &
 Halide::Expr dropout(Halide::Expr value, Halide::Expr p, Halide::Expr seed,
                      const std::vector<Halide::Expr> &coords);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -50,7 +50,7 @@ uint32_t hash_string(const std::string &s) {
     return h;
 }
 
-}  // namespace
+} // namespace
 
 Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) {
     std::vector<halide_dimension_t> dims;
@@ -170,11 +170,13 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
             const Halide::Buffer<> &y = it->second;
             bool same_shape = x.type() == y.type() && x.dimensions() == y.dimensions();
             for (int d = 0; same_shape && d < x.dimensions(); d++) {
-                same_shape = x.dim(d).min() == y.dim(d).min() && x.dim(d).extent() == y.dim(d).extent();
+                same_shape =
+                    x.dim(d).min() == y.dim(d).min() && x.dim(d).extent() == y.dim(d).extent();
             }
-            coconet_user_assert(same_shape) << "Rank " << r << ": output " << name
-                                            << " has different shapes: " << box_string(*x.raw_buffer())
-                                            << " versus " << box_string(*y.raw_buffer()) << ".";
+            coconet_user_assert(same_shape)
+                << "Rank " << r << ": output " << name
+                << " has different shapes: " << box_string(*x.raw_buffer()) << " versus "
+                << box_string(*y.raw_buffer()) << ".";
             with_element_type(x.type(), [&](auto zero) {
                 using T = decltype(zero);
                 Halide::Buffer<const T> tx(x), ty(y);
@@ -216,4 +218,4 @@ std::vector<std::string> replicated_mismatches(const Program &program,
     return bad;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -43,6 +43,6 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
 std::vector<std::string> replicated_mismatches(const Program &program,
                                                const std::vector<RankBuffers> &outputs);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -14,8 +14,7 @@ class Rebuilder : public IRMutator {
 public:
     Rebuilder(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
               Halide::Func &self, Expr rank, Expr world_size)
-        : f(f), info(info), callee(callee), self(self), rank(rank), world_size(world_size) {
-    }
+        : f(f), info(info), callee(callee), self(self), rank(rank), world_size(world_size) {}
 
     using IRMutator::mutate;
 
@@ -84,7 +83,7 @@ private:
     std::vector<std::pair<ReductionDomain, ReductionDomain>> domains;
 };
 
-}  // namespace
+} // namespace
 
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
                              Expr rank, Expr world_size) {
@@ -106,4 +105,4 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
     return out;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -16,6 +16,6 @@ using CalleeMap = std::function<Halide::Func(const DFuncContents &)>;
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
                              Halide::Expr rank, Halide::Expr world_size);
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -17,10 +17,8 @@ using Materialized = std::map<const DFuncContents *, Buffer<>>;
 template<typename T>
 T identity_of(ReduceOp op) {
     switch (op) {
-    case ReduceOp::Sum:
-        return T(0);
-    case ReduceOp::Prod:
-        return T(1);
+    case ReduceOp::Sum: return T(0);
+    case ReduceOp::Prod: return T(1);
     case ReduceOp::Max:
         return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                     : std::numeric_limits<T>::lowest();
@@ -34,14 +32,10 @@ T identity_of(ReduceOp op) {
 template<typename T>
 T apply(ReduceOp op, T a, T b) {
     switch (op) {
-    case ReduceOp::Sum:
-        return (T)(a + b);
-    case ReduceOp::Prod:
-        return (T)(a * b);
-    case ReduceOp::Max:
-        return a > b ? a : b;
-    case ReduceOp::Min:
-        return a < b ? a : b;
+    case ReduceOp::Sum: return (T)(a + b);
+    case ReduceOp::Prod: return (T)(a * b);
+    case ReduceOp::Max: return a > b ? a : b;
+    case ReduceOp::Min: return a < b ? a : b;
     }
     return a;
 }
@@ -74,9 +68,9 @@ void run_collective(const DFuncContents &f, const Analysis &a, int world_size,
         dst_ranks = group_ranks(c.dst, world_size);
         coconet_user_assert(dst_ranks.extent() == ranks.extent() ||
                             src.layout.kind == LayoutKind::Replicated)
-            << f.name << ": send of " << c.source->name << " (" << src.layout.to_string()
-            << ", " << ranks.extent() << " ranks) to " << c.dst.to_string() << " ("
-            << dst_ranks.extent() << " ranks) needs groups of the same size; only Replicated "
+            << f.name << ": send of " << c.source->name << " (" << src.layout.to_string() << ", "
+            << ranks.extent() << " ranks) to " << c.dst.to_string() << " (" << dst_ranks.extent()
+            << " ranks) needs groups of the same size; only Replicated "
             << "values can be sent between groups of different sizes.";
     }
     const Halide::Type type = f.func.type();
@@ -126,7 +120,7 @@ void run_collective(const DFuncContents &f, const Analysis &a, int world_size,
     }
 }
 
-}  // namespace
+} // namespace
 
 // A computed Func as a Halide kernel of its own: its producers are parameters,
 // and so are the rank and world size.
@@ -135,9 +129,7 @@ struct Reference::Kernel {
     Halide::Callable callable;
 };
 
-Reference::Reference(const Program &program)
-    : program_(program), analysis_(analyze(program)) {
-}
+Reference::Reference(const Program &program) : program_(program), analysis_(analyze(program)) {}
 
 Reference::~Reference() = default;
 
@@ -153,8 +145,9 @@ const Reference::Kernel &Reference::kernel_for(const DFuncContents &f) const {
         auto it = params.find(&c);
         if (it == params.end()) {
             const FuncInfo &i = analysis_.of(&c);
-            it = params.emplace(&c, Halide::ImageParam(c.func.type(), (int)i.extents.size(), c.name))
-                     .first;
+            it =
+                params.emplace(&c, Halide::ImageParam(c.func.type(), (int)i.extents.size(), c.name))
+                    .first;
             k->producers.push_back(&c);
         }
         return Halide::Func(it->second);
@@ -229,4 +222,4 @@ std::vector<RankBuffers> Reference::run(int world_size,
     return outputs;
 }
 
-}  // namespace coconet
+} // namespace coconet

@@ -32,6 +32,6 @@ private:
     mutable std::map<const DFuncContents *, std::unique_ptr<Kernel>> kernels_;
 };
 
-}  // namespace coconet
+} // namespace coconet
 
 #endif

@@ -29,7 +29,8 @@ inline bool all_finite(const std::vector<coconet::RankBuffers> &ranks) {
                 continue;
             }
             bool finite = true;
-            Halide::Buffer<const float>(b).for_each_value([&](float x) { finite &= std::isfinite(x); });
+            Halide::Buffer<const float>(b).for_each_value(
+                [&](float x) { finite &= std::isfinite(x); });
             if (!finite) {
                 return false;
             }
@@ -73,6 +74,6 @@ std::string message_of(F &&f) {
     return "";
 }
 
-}  // namespace coconet_test
+} // namespace coconet_test
 
 #endif

@@ -15,7 +15,7 @@ const std::vector<Halide::Type> &types() {
     return t;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("all_reduce with every op and type", "[collectives]") {
     for (Halide::Type t : types()) {

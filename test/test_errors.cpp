@@ -16,7 +16,7 @@ std::string analyze_error(const Program &p) {
     return message_of<UserError>([&] { analyze(p); });
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("Local op Sliced is refused", "[error]") {
     DFunc g = input("g", Float(32), {8}, Local());
@@ -64,9 +64,12 @@ TEST_CASE("collectives check their input layouts", "[error]") {
         std::string text;
     };
     std::vector<Case> cases = {
-        {all_reduce(s), Replicated(), "all_reduce_s: all_reduce needs a Local input, but s (Sliced(0))"},
-        {reduce_scatter(r, 0), Sliced(0), "reduce_scatter_r: reduce_scatter needs a Local input, but r (Replicated)"},
-        {all_gather(l), Replicated(), "all_gather_l: all_gather needs a Sliced input, but l (Local)"},
+        {all_reduce(s), Replicated(),
+         "all_reduce_s: all_reduce needs a Local input, but s (Sliced(0))"},
+        {reduce_scatter(r, 0), Sliced(0),
+         "reduce_scatter_r: reduce_scatter needs a Local input, but r (Replicated)"},
+        {all_gather(l), Replicated(),
+         "all_gather_l: all_gather needs a Sliced input, but l (Local)"},
         {broadcast(s, 0), Replicated(), "broadcast_s: broadcast needs a Local input"},
     };
     for (const Case &c : cases) {
@@ -153,7 +156,7 @@ TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
     JitProgram jit(p);
 
     auto inputs = make_inputs(p, 3);
-    inputs[1]["m"] = Halide::Buffer<float>(3);  // rank 1 holds [4, 8): 4 elements
+    inputs[1]["m"] = Halide::Buffer<float>(3); // rank 1 holds [4, 8): 4 elements
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
                Contains("rank 1 of 3: input m is Sliced(0) with global extents [0..10], so this "
                         "rank must pass the box [4..8], but its buffer is [0..3]"));
@@ -197,7 +200,7 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
     coconet_threads_world *world = coconet_threads_world_create(3, 0.5);
     std::string errors[3];
     std::vector<std::thread> ranks;
-    for (int r : {0, 2}) {  // rank 1 never calls
+    for (int r : {0, 2}) { // rank 1 never calls
         // Catch2 assertions are not thread-safe: record, check after join.
         ranks.emplace_back([&, r] {
             try {

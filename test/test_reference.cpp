@@ -46,7 +46,7 @@ float uniform(uint32_t seed, int a, int b) {
     return (float)(h >> 8) * (1.0f / 16777216.0f);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("reference adam equals plain loops", "[reference]") {
     apps::OptimizerConfig c;

@@ -21,7 +21,7 @@ struct Buf {
         b.dim = &dim;
         b.host = bounds_query ? nullptr : (uint8_t *)data.data();
     }
-    Buf(const Buf &) = delete;  // b points into this object
+    Buf(const Buf &) = delete; // b points into this object
     Buf &operator=(const Buf &) = delete;
 };
 
@@ -41,20 +41,20 @@ void on_ranks(int ranks, double timeout, F &&f) {
 }
 
 int gather(coconet_comm *c, Buf &in, Buf &out, const char *name = "x") {
-    return coconet_collective(c, name, COCONET_ALL_GATHER, COCONET_SUM, 0, 0, -1, 1, 0, 0, 10, 1,
-                              1, 1, &in.b, &out.b);
+    return coconet_collective(c, name, COCONET_ALL_GATHER, COCONET_SUM, 0, 0, -1, 1, 0, 0, 10, 1, 1,
+                              1, &in.b, &out.b);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("partitions match the north star", "[runtime]") {
     int64_t b, e;
-    coconet_slice_range(10, 4, 3, &b, &e);  // blocks of 3: [9, 10)
+    coconet_slice_range(10, 4, 3, &b, &e); // blocks of 3: [9, 10)
     CHECK((b == 9 && e == 10));
-    coconet_slice_range(2, 4, 3, &b, &e);  // n < parts: the last parts are empty
+    coconet_slice_range(2, 4, 3, &b, &e); // n < parts: the last parts are empty
     CHECK((b == 2 && e == 2));
     int first, count;
-    coconet_group_range(5, 2, 1, &first, &count);  // floor(5/2) = 2: ranks [2, 5)
+    coconet_group_range(5, 2, 1, &first, &count); // floor(5/2) = 2: ranks [2, 5)
     CHECK((first == 2 && count == 3));
 }
 
@@ -112,7 +112,8 @@ TEST_CASE("an output the rank cannot produce is refused with a message", "[runti
     });
     for (int r = 0; r < 2; r++) {
         CHECK(rc[r] == COCONET_ERR_INVALID);
-        CHECK(msg[r].find("rank " + std::to_string(r) + ": reduce_scatter 'rs'") != std::string::npos);
+        CHECK(msg[r].find("rank " + std::to_string(r) + ": reduce_scatter 'rs'") !=
+              std::string::npos);
         CHECK(msg[r].find("can produce [" + std::to_string(5 * r)) != std::string::npos);
     }
 }
@@ -122,7 +123,7 @@ TEST_CASE("a missing rank times out with its name; abort stops the others", "[ru
     int rc[3];
     on_ranks(3, 0.3, [&](int r, coconet_comm *c) {
         if (r == 2) {
-            return;  // never arrives
+            return; // never arrives
         }
         Buf in(4 * r, 4), out(0, 10);
         rc[r] = gather(c, in, out, "late");

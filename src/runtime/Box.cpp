@@ -73,4 +73,4 @@ uint8_t *element_address(const halide_buffer_t *b, const int64_t *x) {
     return b->host + offset * b->type.bytes();
 }
 
-}  // namespace coconet_rt
+} // namespace coconet_rt

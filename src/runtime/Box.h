@@ -18,9 +18,7 @@ struct Box {
     int64_t extent[kMaxDims] = {0, 0, 0, 0};
 
     int64_t count() const;
-    bool empty() const {
-        return count() == 0;
-    }
+    bool empty() const { return count() == 0; }
     bool contains(const Box &inner) const;
     std::string to_string() const;
 };
@@ -59,6 +57,6 @@ void for_each_row(const Box &box, F &&f) {
     }
 }
 
-}  // namespace coconet_rt
+} // namespace coconet_rt
 
 #endif

@@ -57,30 +57,24 @@ int owner(int64_t n, const GroupInfo &g, int64_t i) {
 template<typename T>
 T identity_of(int red) {
     switch (red) {
-    case COCONET_PROD:
-        return T(1);
+    case COCONET_PROD: return T(1);
     case COCONET_MAX:
         return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                     : std::numeric_limits<T>::lowest();
     case COCONET_MIN:
         return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
                                                     : std::numeric_limits<T>::max();
-    default:
-        return T(0);
+    default: return T(0);
     }
 }
 
 template<typename T>
 T apply(int red, T a, T b) {
     switch (red) {
-    case COCONET_PROD:
-        return (T)(a * b);
-    case COCONET_MAX:
-        return a > b ? a : b;
-    case COCONET_MIN:
-        return a < b ? a : b;
-    default:
-        return (T)(a + b);
+    case COCONET_PROD: return (T)(a * b);
+    case COCONET_MAX: return a > b ? a : b;
+    case COCONET_MIN: return a < b ? a : b;
+    default: return (T)(a + b);
     }
 }
 
@@ -89,9 +83,7 @@ template<typename T>
 struct Row {
     const T *p;
     int64_t stride;
-    T operator[](int64_t k) const {
-        return p[k * stride];
-    }
+    T operator[](int64_t k) const { return p[k * stride]; }
 };
 
 template<typename T>
@@ -129,9 +121,8 @@ void compute_typed(const Op &op, int p, halide_buffer_t *out) {
         }
         case COCONET_BROADCAST:
         case COCONET_SEND_RECV: {
-            int q = op.kind == COCONET_BROADCAST
-                        ? op.src.first + op.root
-                        : op.src.first + (p - op.dst.first) % op.src.size;
+            int q = op.kind == COCONET_BROADCAST ? op.src.first + op.root
+                                                 : op.src.first + (p - op.dst.first) % op.src.size;
             Row<T> r = row_of<T>(in[q], x);
             for (int64_t k = 0; k < n; k++) {
                 o[k * ostride] = r[k];
@@ -165,7 +156,7 @@ bool supported(const halide_type_t &t) {
            (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64);
 }
 
-}  // namespace
+} // namespace
 
 const char *Op::kind_name() const {
     static const char *names[] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast",
@@ -188,7 +179,8 @@ Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a,
         op.n[d] = n[d];
     }
     op.src = group_of(world_size, std::max(nsplit, 1), group);
-    op.dst = kind == COCONET_SEND_RECV ? group_of(world_size, std::max(nsplit, 1), dst_group) : op.src;
+    op.dst =
+        kind == COCONET_SEND_RECV ? group_of(world_size, std::max(nsplit, 1), dst_group) : op.src;
     op.peer_inputs.assign(world_size, nullptr);
     return op;
 }
@@ -213,14 +205,11 @@ Box Op::input_box(int r) const {
         return empty_box(*this);
     }
     switch (kind) {
-    case COCONET_ALL_GATHER:
-        return sliced(full_box(*this), a, *this, src, r);
-    case COCONET_ALL_TO_ALL:
-        return sliced(full_box(*this), b, *this, src, r);
+    case COCONET_ALL_GATHER: return sliced(full_box(*this), a, *this, src, r);
+    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), b, *this, src, r);
     case COCONET_SEND_RECV:
         return a >= 0 ? sliced(full_box(*this), a, *this, src, r) : full_box(*this);
-    default:
-        return full_box(*this);
+    default: return full_box(*this);
     }
 }
 
@@ -230,12 +219,10 @@ Box Op::output_limit(int r) const {
     }
     switch (kind) {
     case COCONET_REDUCE_SCATTER:
-    case COCONET_ALL_TO_ALL:
-        return sliced(full_box(*this), a, *this, src, r);
+    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), a, *this, src, r);
     case COCONET_SEND_RECV:
         return a >= 0 ? sliced(full_box(*this), a, *this, dst, r) : full_box(*this);
-    default:
-        return full_box(*this);
+    default: return full_box(*this);
     }
 }
 
@@ -245,16 +232,11 @@ bool Op::reads_from(int p, int q) const {
     }
     switch (kind) {
     case COCONET_ALL_REDUCE:
-    case COCONET_REDUCE_SCATTER:
-        return true;
-    case COCONET_REDUCE:
-        return p == src.first + root;
-    case COCONET_BROADCAST:
-        return q == src.first + root;
-    case COCONET_SEND_RECV:
-        return (p - dst.first) % src.size == q - src.first;
-    default:
-        return !intersect(input_box(q), output_limit(p)).empty();
+    case COCONET_REDUCE_SCATTER: return true;
+    case COCONET_REDUCE: return p == src.first + root;
+    case COCONET_BROADCAST: return q == src.first + root;
+    case COCONET_SEND_RECV: return (p - dst.first) % src.size == q - src.first;
+    default: return !intersect(input_box(q), output_limit(p)).empty();
     }
 }
 
@@ -271,9 +253,9 @@ std::string Op::check(int rank, const halide_buffer_t *in, const halide_buffer_t
                (root < 0 || root >= src.size)) {
         e << "root " << root << " is not a rank of a group of " << src.size << " ranks";
     } else if (kind == COCONET_SEND_RECV && a >= 0 && src.size != dst.size) {
-        e << "a sliced value cannot be sent from a group of " << src.size
-          << " ranks (first rank " << src.first << ") to a group of " << dst.size
-          << " ranks (first rank " << dst.first << "): the groups must have the same size";
+        e << "a sliced value cannot be sent from a group of " << src.size << " ranks (first rank "
+          << src.first << ") to a group of " << dst.size << " ranks (first rank " << dst.first
+          << "): the groups must have the same size";
     } else if (src.has(rank) && !box_of(in).contains(input_box(rank))) {
         e << "the input holds " << box_of(in).to_string() << " but this rank must provide "
           << input_box(rank).to_string();
@@ -291,25 +273,17 @@ void compute_output(const Op &op, int p, halide_buffer_t *out) {
                                     : compute_typed<double>(op, p, out);
     case halide_type_int:
         switch (out->type.bits) {
-        case 8:
-            return compute_typed<int8_t>(op, p, out);
-        case 16:
-            return compute_typed<int16_t>(op, p, out);
-        case 32:
-            return compute_typed<int32_t>(op, p, out);
-        default:
-            return compute_typed<int64_t>(op, p, out);
+        case 8: return compute_typed<int8_t>(op, p, out);
+        case 16: return compute_typed<int16_t>(op, p, out);
+        case 32: return compute_typed<int32_t>(op, p, out);
+        default: return compute_typed<int64_t>(op, p, out);
         }
     default:
         switch (out->type.bits) {
-        case 8:
-            return compute_typed<uint8_t>(op, p, out);
-        case 16:
-            return compute_typed<uint16_t>(op, p, out);
-        case 32:
-            return compute_typed<uint32_t>(op, p, out);
-        default:
-            return compute_typed<uint64_t>(op, p, out);
+        case 8: return compute_typed<uint8_t>(op, p, out);
+        case 16: return compute_typed<uint16_t>(op, p, out);
+        case 32: return compute_typed<uint32_t>(op, p, out);
+        default: return compute_typed<uint64_t>(op, p, out);
         }
     }
 }
@@ -321,4 +295,4 @@ uint64_t bytes_read(const Op &op, int p, int q, const halide_buffer_t *out) {
     return (uint64_t)intersect(op.input_box(q), box_of(out)).count() * out->type.bytes();
 }
 
-}  // namespace coconet_rt
+} // namespace coconet_rt

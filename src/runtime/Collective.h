@@ -16,9 +16,7 @@ namespace coconet_rt {
 
 struct GroupInfo {
     int first = 0, size = 0;
-    bool has(int rank) const {
-        return rank >= first && rank < first + size;
-    }
+    bool has(int rank) const { return rank >= first && rank < first + size; }
 };
 
 struct Op {
@@ -26,7 +24,7 @@ struct Op {
     int kind = 0, red = 0, root = 0, a = -1, b = -1;
     int dims = 0;
     int64_t n[kMaxDims] = {1, 1, 1, 1};
-    GroupInfo src, dst;  // dst == src except for SEND_RECV
+    GroupInfo src, dst; // dst == src except for SEND_RECV
 
     const char *kind_name() const;
     // Ranks taking part (sorted).
@@ -56,6 +54,6 @@ void compute_output(const Op &op, int p, halide_buffer_t *out);
 // Bytes rank p's output reads from rank q's input.
 uint64_t bytes_read(const Op &op, int p, int q, const halide_buffer_t *out);
 
-}  // namespace coconet_rt
+} // namespace coconet_rt
 
 #endif

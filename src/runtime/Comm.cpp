@@ -42,7 +42,7 @@ double default_timeout(double requested) {
     return requested > 0 ? requested : 10.0;
 }
 
-}  // namespace coconet_rt
+} // namespace coconet_rt
 
 extern "C" {
 
@@ -112,20 +112,20 @@ int32_t coconet_size(void *user_context) {
     return static_cast<coconet_comm *>(user_context)->size;
 }
 
-int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op,
-                       int32_t root, int32_t a, int32_t b, int32_t nsplit, int32_t group,
-                       int32_t dst_group, int32_t n0, int32_t n1, int32_t n2, int32_t n3,
-                       halide_buffer_t *in, halide_buffer_t *out) {
+int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op, int32_t root,
+                       int32_t a, int32_t b, int32_t nsplit, int32_t group, int32_t dst_group,
+                       int32_t n0, int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in,
+                       halide_buffer_t *out) {
     coconet_comm *comm = static_cast<coconet_comm *>(user_context);
     const int32_t n[coconet_rt::kMaxDims] = {n0, n1, n2, n3};
     if (!comm || !in || !out || nsplit < 1 || group < 0 || group >= nsplit ||
         in->dimensions > coconet_rt::kMaxDims || comm->size < nsplit) {
         if (comm) {
-            return comm->fail(COCONET_ERR_INVALID,
-                              "collective '" + std::string(name ? name : "") +
-                                  "': bad arguments (group " + std::to_string(group) + " of " +
-                                  std::to_string(nsplit) + " on " + std::to_string(comm->size) +
-                                  " ranks)");
+            return comm->fail(COCONET_ERR_INVALID, "collective '" + std::string(name ? name : "") +
+                                                       "': bad arguments (group " +
+                                                       std::to_string(group) + " of " +
+                                                       std::to_string(nsplit) + " on " +
+                                                       std::to_string(comm->size) + " ranks)");
         }
         return COCONET_ERR_INVALID;
     }
@@ -150,4 +150,4 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
     return rc;
 }
 
-}  // extern "C"
+} // extern "C"

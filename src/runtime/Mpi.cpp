@@ -43,8 +43,7 @@ struct Part {
     std::vector<halide_dimension_t> dims;
     halide_buffer_t buf{};
 
-    Part(const Box &b, const halide_type_t &type)
-        : box(b), data((size_t)b.count() * type.bytes()) {
+    Part(const Box &b, const halide_type_t &type) : box(b), data((size_t)b.count() * type.bytes()) {
         int32_t stride = 1;
         for (int d = 0; d < b.dims; d++) {
             dims.push_back(halide_dimension_t((int32_t)b.min[d], (int32_t)b.extent[d], stride));
@@ -71,17 +70,11 @@ void pack(const halide_buffer_t *src, Part &p) {
 }
 
 struct MpiComm : coconet_comm {
-    MpiComm(int rank, int size, double timeout)
-        : coconet_comm(rank, size, timeout) {
-    }
+    MpiComm(int rank, int size, double timeout) : coconet_comm(rank, size, timeout) {}
 
-    const char *backend() const override {
-        return "mpi";
-    }
+    const char *backend() const override { return "mpi"; }
 
-    void abort(const char *reason) override {
-        failure = reason;
-    }
+    void abort(const char *reason) override { failure = reason; }
 
     int barrier(const char *what) override {
         MPI_Request req;
@@ -161,8 +154,8 @@ struct MpiComm : coconet_comm {
     // Polls the requests until all complete or the timeout passes.
     int wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
                  const std::string &what) {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(timeout);
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
         while (true) {
             int done = 0;
             if (MPI_Testall((int)reqs.size(), reqs.data(), &done, MPI_STATUSES_IGNORE) !=
@@ -197,7 +190,7 @@ struct MpiComm : coconet_comm {
     std::string failure;
 };
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -227,7 +220,7 @@ void coconet_mpi_finalize(void) {
     }
 }
 
-}  // extern "C"
+} // extern "C"
 
 #else
 
@@ -242,9 +235,8 @@ void coconet_mpi_comm_destroy(coconet_comm *comm) {
     delete comm;
 }
 
-void coconet_mpi_finalize(void) {
-}
+void coconet_mpi_finalize(void) {}
 
-}  // extern "C"
+} // extern "C"
 
 #endif

@@ -20,19 +20,17 @@ struct ThreadsComm;
 struct Rendezvous {
     uint64_t generation = 0;
     size_t arrived = 0;
-    std::vector<uint64_t> arrived_in;  // per world rank: 1 + the generation it last arrived in
+    std::vector<uint64_t> arrived_in; // per world rank: 1 + the generation it last arrived in
     std::vector<const halide_buffer_t *> inputs;
     // The inputs of the last completed generation: a woken rank reads them
     // after faster ranks may already have posted to the next one.
     std::vector<const halide_buffer_t *> completed;
 };
 
-}  // namespace
+} // namespace
 
 struct coconet_threads_world {
-    explicit coconet_threads_world(int size)
-        : size(size) {
-    }
+    explicit coconet_threads_world(int size) : size(size) {}
 
     // Every rank in `members` posts `in`; returns when all have (then `inputs`,
     // if given, receives every member's posted buffer), fails on timeout or abort.
@@ -53,12 +51,9 @@ namespace {
 
 struct ThreadsComm : coconet_comm {
     ThreadsComm(coconet_threads_world *w, int rank, double timeout)
-        : coconet_comm(rank, w->size, timeout), world(w) {
-    }
+        : coconet_comm(rank, w->size, timeout), world(w) {}
 
-    const char *backend() const override {
-        return "threads";
-    }
+    const char *backend() const override { return "threads"; }
 
     int barrier(const char *what) override {
         std::vector<int> all;
@@ -103,15 +98,15 @@ std::string rank_list(const std::vector<int> &ranks) {
     return s.str();
 }
 
-}  // namespace
+} // namespace
 
 int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
                                 const halide_buffer_t *in, const std::string &what,
                                 std::vector<const halide_buffer_t *> *inputs) {
     std::unique_lock<std::mutex> lock(mutex);
     auto aborted = [&] {
-        return c.fail(COCONET_ERR_ABORTED, "rank " + std::to_string(c.rank) + ": " + what +
-                                               " aborted: " + failure);
+        return c.fail(COCONET_ERR_ABORTED,
+                      "rank " + std::to_string(c.rank) + ": " + what + " aborted: " + failure);
     };
     if (failed) {
         return aborted();
@@ -130,8 +125,8 @@ int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
         r.completed = r.inputs;
         cv.notify_all();
     } else {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(c.timeout);
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(c.timeout);
         if (!cv.wait_until(lock, deadline, [&] { return r.generation != gen || failed; })) {
             std::vector<int> missing;
             for (int m : members) {
@@ -188,4 +183,4 @@ void coconet_threads_world_destroy(coconet_threads_world *world) {
     delete world;
 }
 
-}  // extern "C"
+} // extern "C"

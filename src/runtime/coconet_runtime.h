@@ -20,10 +20,10 @@ typedef struct coconet_threads_world coconet_threads_world;
 // extern stages, which turns them into pipeline errors.
 enum {
     COCONET_OK = 0,
-    COCONET_ERR_TIMEOUT = -1001,  // a peer did not arrive in time
-    COCONET_ERR_ABORTED = -1002,  // another rank failed first
-    COCONET_ERR_INVALID = -1003,  // bad arguments (buffer extents, groups, types)
-    COCONET_ERR_BACKEND = -1004,  // the backend (MPI) reported an error
+    COCONET_ERR_TIMEOUT = -1001, // a peer did not arrive in time
+    COCONET_ERR_ABORTED = -1002, // another rank failed first
+    COCONET_ERR_INVALID = -1003, // bad arguments (buffer extents, groups, types)
+    COCONET_ERR_BACKEND = -1004, // the backend (MPI) reported an error
 };
 
 typedef enum {
@@ -62,7 +62,7 @@ void coconet_mpi_finalize(void);
 // ---- Any communicator. ----
 int coconet_comm_rank(const coconet_comm *comm);
 int coconet_comm_size(const coconet_comm *comm);
-const char *coconet_comm_backend(const coconet_comm *comm);  // "threads" or "mpi"
+const char *coconet_comm_backend(const coconet_comm *comm); // "threads" or "mpi"
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds);
 double coconet_comm_timeout(const coconet_comm *comm);
 // The message of the last failed call on this communicator ("" if none).
@@ -107,13 +107,13 @@ int32_t coconet_size(void *user_context);
 //                            which receives it in `out`.
 // In bounds-query mode (in->host == NULL and in->device == 0) the call only sets
 // the box of `in` that this rank needs; extent 0 when it needs nothing.
-int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op,
-                       int32_t root, int32_t a, int32_t b, int32_t nsplit, int32_t group,
-                       int32_t dst_group, int32_t n0, int32_t n1, int32_t n2, int32_t n3,
-                       halide_buffer_t *in, halide_buffer_t *out);
+int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op, int32_t root,
+                       int32_t a, int32_t b, int32_t nsplit, int32_t group, int32_t dst_group,
+                       int32_t n0, int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in,
+                       halide_buffer_t *out);
 
 #ifdef __cplusplus
-}  // extern "C"
+} // extern "C"
 #endif
 
-#endif  // COCONET_RUNTIME_H
+#endif // COCONET_RUNTIME_H
