@@ -20,6 +20,15 @@ struct OptimizerConfig {
     int step = 1;               // for bias correction, >= 1
 };
 
+// What Adam and LAMB share: the inputs, the gradients summed over ranks, and
+// the new moments computed on each rank's slice of the state.
+struct AdamState {
+    DFunc g, w, m, v, g_sum, m_new, v_new;
+};
+AdamState adam_state(const OptimizerConfig &c);
+// Adam's bias-corrected step direction m_hat / (sqrt(v_hat) + eps) at index i.
+Halide::Expr adam_direction(const OptimizerConfig &c, const AdamState &s, Halide::Expr i);
+
 // Data-parallel Adam. Inputs: g (Local gradients), w (Replicated parameters),
 // m and v (Sliced(0) optimizer state). Outputs: w_new (Replicated), m_new and
 // v_new (Sliced(0)).

@@ -10,30 +10,42 @@ using Halide::Expr;
 using Halide::Float;
 using Halide::Var;
 
-Program adam(const OptimizerConfig &c) {
-    DFunc g = input("g", Float(32), {c.n}, Local());
-    DFunc w = input("w", Float(32), {c.n}, Replicated());
-    DFunc m = input("m", Float(32), {c.n}, Sliced(0));
-    DFunc v = input("v", Float(32), {c.n}, Sliced(0));
+AdamState adam_state(const OptimizerConfig &c) {
+    AdamState s;
+    s.g = input("g", Float(32), {c.n}, Local());
+    s.w = input("w", Float(32), {c.n}, Replicated());
+    s.m = input("m", Float(32), {c.n}, Sliced(0));
+    s.v = input("v", Float(32), {c.n}, Sliced(0));
     Var i("i");
 
     // Sum the gradients of all ranks.
-    DFunc g_sum = all_reduce(g, ReduceOp::Sum, "g_sum");
+    s.g_sum = all_reduce(s.g, ReduceOp::Sum, "g_sum");
 
     // Moments, on each rank's slice of the state.
-    DFunc m_new("m_new"), v_new("v_new");
-    m_new(i) = c.beta1 * m(i) + (1 - c.beta1) * g_sum(i);
-    v_new(i) = c.beta2 * v(i) + (1 - c.beta2) * g_sum(i) * g_sum(i);
+    s.m_new = DFunc("m_new");
+    s.v_new = DFunc("v_new");
+    s.m_new(i) = c.beta1 * s.m(i) + (1 - c.beta1) * s.g_sum(i);
+    s.v_new(i) = c.beta2 * s.v(i) + (1 - c.beta2) * s.g_sum(i) * s.g_sum(i);
+    return s;
+}
 
-    // Bias-corrected step on the slice, then every rank gets all parameters.
+Expr adam_direction(const OptimizerConfig &c, const AdamState &s, Expr i) {
     const float bc1 = 1 - std::pow(c.beta1, (float)c.step);
     const float bc2 = 1 - std::pow(c.beta2, (float)c.step);
+    return (s.m_new(i) / bc1) / (Halide::sqrt(s.v_new(i) / bc2) + c.eps);
+}
+
+Program adam(const OptimizerConfig &c) {
+    AdamState s = adam_state(c);
+    Var i("i");
+
+    // The step on the slice, then every rank gets all parameters.
     DFunc w_slice("w_slice");
-    w_slice(i) = w(i) - c.lr * (m_new(i) / bc1) / (Halide::sqrt(v_new(i) / bc2) + c.eps);
+    w_slice(i) = s.w(i) - c.lr * adam_direction(c, s, i);
     DFunc w_new = all_gather(w_slice, "w_new");
 
     Program p("adam");
-    p.output(w_new, Replicated()).output(m_new, Sliced(0)).output(v_new, Sliced(0));
+    p.output(w_new, Replicated()).output(s.m_new, Sliced(0)).output(s.v_new, Sliced(0));
     return p;
 }
 

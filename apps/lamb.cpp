@@ -2,8 +2,6 @@
 // ratio from global norms of the parameters and of the update.
 #include "Apps.h"
 
-#include <cmath>
-
 namespace coconet {
 namespace apps {
 
@@ -13,21 +11,12 @@ using Halide::RDom;
 using Halide::Var;
 
 Program lamb(const OptimizerConfig &c) {
-    DFunc g = input("g", Float(32), {c.n}, Local());
-    DFunc w = input("w", Float(32), {c.n}, Replicated());
-    DFunc m = input("m", Float(32), {c.n}, Sliced(0));
-    DFunc v = input("v", Float(32), {c.n}, Sliced(0));
+    AdamState s = adam_state(c);
+    DFunc w = s.w;
     Var i("i");
 
-    DFunc g_sum = all_reduce(g, ReduceOp::Sum, "g_sum");
-    DFunc m_new("m_new"), v_new("v_new");
-    m_new(i) = c.beta1 * m(i) + (1 - c.beta1) * g_sum(i);
-    v_new(i) = c.beta2 * v(i) + (1 - c.beta2) * g_sum(i) * g_sum(i);
-
-    const float bc1 = 1 - std::pow(c.beta1, (float)c.step);
-    const float bc2 = 1 - std::pow(c.beta2, (float)c.step);
     DFunc update("update");
-    update(i) = (m_new(i) / bc1) / (Halide::sqrt(v_new(i) / bc2) + c.eps) + c.weight_decay * w(i);
+    update(i) = adam_direction(c, s, i) + c.weight_decay * w(i);
 
     // ||update||^2: each rank sums its slice (a Local partial), then all_reduce.
     RDom k(0, c.n, "k");
@@ -51,7 +40,7 @@ Program lamb(const OptimizerConfig &c) {
     DFunc w_new = all_gather(w_slice, "w_new");
 
     Program p("lamb");
-    p.output(w_new, Replicated()).output(m_new, Sliced(0)).output(v_new, Sliced(0));
+    p.output(w_new, Replicated()).output(s.m_new, Sliced(0)).output(s.v_new, Sliced(0));
     return p;
 }
 
