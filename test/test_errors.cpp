@@ -221,6 +221,32 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
     }
 }
 
+TEST_CASE("a Halide error on the ranks fails the run instead of hanging it", "[error]") {
+    // Reading past the end of an input fails inside the pipeline, before the
+    // all_reduce that the ranks would otherwise meet in.
+    DFunc g = input("g", Float(32), {8}, Local());
+    Var i;
+    DFunc ahead("ahead");
+    ahead(i) = g(i) + g(i + 1);
+    Program p("p");
+    p.output(all_reduce(ahead), Replicated());
+    JitProgram jit(p);
+    std::string msg = message_of<RuntimeError>([&] { jit.run_threads(3, make_inputs(p, 3), 5.0); });
+    CHECK_THAT(msg, Contains("Program p, rank"));
+    CHECK_THAT(msg, Contains("Input buffer g"));
+}
+
+TEST_CASE("the plan names every stage, its layout and each rank's box", "[error]") {
+    DFunc g = input("g", Float(32), {5}, Local());
+    Program p("plan");
+    p.output(reduce_scatter(g, 0, ReduceOp::Max, "g_max"), Sliced(0));
+    std::string plan = print_plan(lower(p), 3);
+    CHECK_THAT(plan, Contains("plan of plan on 3 ranks"));
+    CHECK_THAT(plan, Contains("input      g  Local  r0:[0..5] r1:[0..5] r2:[0..5]"));
+    CHECK_THAT(plan, Contains("collective g_max = reduce_scatter<max>(g)  Sliced(0)  r0:[0..2] "
+                              "r1:[2..4] r2:[4..5]"));
+}
+
 TEST_CASE("a root outside the group is refused", "[error]") {
     DFunc x = input("x", Float(32), {3}, Local());
     Program p("p");
