@@ -2,6 +2,7 @@
 #include "Box.h"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace coconet_rt {
@@ -71,6 +72,37 @@ uint8_t *element_address(const halide_buffer_t *b, const int64_t *x) {
         offset += (x[d] - b->dim[d].min) * (int64_t)b->dim[d].stride;
     }
     return b->host + offset * b->type.bytes();
+}
+
+BufferView::BufferView(const halide_buffer_t *b, const Box &box) : buf(*b) {
+    for (int d = 0; d < b->dimensions; d++) {
+        dims[d] = b->dim[d];
+        dims[d].min = (int32_t)box.min[d];
+        dims[d].extent = (int32_t)box.extent[d];
+    }
+    buf.dim = dims;
+    int64_t x[kMaxDims];
+    for (int d = 0; d < kMaxDims; d++) {
+        x[d] = box.min[d];
+    }
+    buf.host = box.empty() ? b->host : element_address(b, x);
+}
+
+void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box) {
+    const int bytes = src->type.bytes();
+    const int64_t ss = src->dimensions > 0 ? src->dim[0].stride : 1;
+    const int64_t ds = dst->dimensions > 0 ? dst->dim[0].stride : 1;
+    for_each_row(box, [&](const int64_t *x, int64_t n) {
+        const uint8_t *s = element_address(src, x);
+        uint8_t *d = element_address(dst, x);
+        if (ss == 1 && ds == 1) {
+            std::memcpy(d, s, n * bytes);
+            return;
+        }
+        for (int64_t k = 0; k < n; k++) {
+            std::memcpy(d + k * ds * bytes, s + k * ss * bytes, bytes);
+        }
+    });
 }
 
 } // namespace coconet_rt

@@ -30,6 +30,16 @@ void set_box(halide_buffer_t *b, const Box &box);
 // Address of the element at global coordinates x (which the buffer must hold).
 uint8_t *element_address(const halide_buffer_t *b, const int64_t *x);
 
+// A view of the part `box` of buffer b (same strides, host moved to the box's min).
+struct BufferView {
+    BufferView(const halide_buffer_t *b, const Box &box);
+    halide_dimension_t dims[kMaxDims];
+    halide_buffer_t buf;
+};
+
+// Copies the elements of `box` from src to dst (both hold it).
+void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);
+
 // Calls f(x, n) for each row of the box: x is the first point of a row of n
 // consecutive elements along dimension 0.
 template<typename F>

@@ -17,14 +17,20 @@ namespace {
 
 struct ThreadsComm;
 
+// What a rank shows its peers at a rendezvous.
+struct Posted {
+    const halide_buffer_t *in = nullptr;
+    const halide_buffer_t *out = nullptr;
+};
+
 struct Rendezvous {
     uint64_t generation = 0;
     size_t arrived = 0;
     std::vector<uint64_t> arrived_in; // per world rank: 1 + the generation it last arrived in
-    std::vector<const halide_buffer_t *> inputs;
-    // The inputs of the last completed generation: a woken rank reads them
+    std::vector<Posted> posted;
+    // What was posted in the last completed generation: a woken rank reads it
     // after faster ranks may already have posted to the next one.
-    std::vector<const halide_buffer_t *> completed;
+    std::vector<Posted> completed;
 };
 
 } // namespace
@@ -32,10 +38,10 @@ struct Rendezvous {
 struct coconet_threads_world {
     explicit coconet_threads_world(int size) : size(size) {}
 
-    // Every rank in `members` posts `in`; returns when all have (then `inputs`,
-    // if given, receives every member's posted buffer), fails on timeout or abort.
-    int meet(ThreadsComm &c, const std::vector<int> &members, const halide_buffer_t *in,
-             const std::string &what, std::vector<const halide_buffer_t *> *inputs);
+    // Every rank in `members` posts `mine`; returns when all have (then `all`,
+    // if given, receives what every rank posted), fails on timeout or abort.
+    int meet(ThreadsComm &c, const std::vector<int> &members, Posted mine, const std::string &what,
+             std::vector<Posted> *all);
     void fail_all(const std::string &why);
 
     const int size;
@@ -60,7 +66,7 @@ struct ThreadsComm : coconet_comm {
         for (int r = 0; r < size; r++) {
             all.push_back(r);
         }
-        return world->meet(*this, all, nullptr, std::string("barrier '") + what + "'", nullptr);
+        return world->meet(*this, all, Posted{}, std::string("barrier '") + what + "'", nullptr);
     }
 
     void abort(const char *reason) override {
@@ -70,11 +76,17 @@ struct ThreadsComm : coconet_comm {
     int run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) override {
         const std::vector<int> members = op.participants();
         const std::string what = std::string(op.kind_name()) + " '" + op.name + "'";
-        int rc = world->meet(*this, members, in, what, &op.peer_inputs);
+        std::vector<Posted> posted;
+        int rc = world->meet(*this, members, Posted{in, out}, what, &posted);
         if (rc != COCONET_OK) {
             return rc;
         }
-        if (op.dst.has(rank)) {
+        for (int q : members) {
+            op.peer_inputs[q] = posted[q].in;
+        }
+        if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 && all_outputs_full(op, members, posted)) {
+            rc = all_reduce_by_blocks(op, members, posted, out, what);
+        } else if (op.dst.has(rank)) {
             coconet_rt::compute_output(op, rank, out);
             for (int q : members) {
                 if (q != rank) {
@@ -82,8 +94,62 @@ struct ThreadsComm : coconet_comm {
                 }
             }
         }
-        // Peers may still be reading this rank's input.
-        return world->meet(*this, members, nullptr, what, nullptr);
+        // Peers may still be reading this rank's buffers.
+        return rc != COCONET_OK ? rc : world->meet(*this, members, Posted{}, what, nullptr);
+    }
+
+    static bool all_outputs_full(const Op &op, const std::vector<int> &members,
+                                 const std::vector<Posted> &posted) {
+        for (int q : members) {
+            coconet_rt::Box b = coconet_rt::box_of(posted[q].out);
+            if (b.count() != op.output_limit(q).count()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // The block of the outermost dimension that rank q reduces for everyone.
+    static coconet_rt::Box block_of(const Op &op, int q) {
+        coconet_rt::Box b = op.output_limit(q);
+        const int d = b.dims - 1;
+        int64_t begin = 0, end = 0;
+        coconet_slice_range(b.extent[d], op.src.size, q - op.src.first, &begin, &end);
+        b.min[d] = begin;
+        b.extent[d] = end - begin;
+        return b;
+    }
+
+    // An all-reduce whose every output is the full box: each rank reduces one
+    // block of the inputs into its own output, then copies the other blocks
+    // from their owners' outputs. Every input element is read once instead of
+    // once per rank.
+    int all_reduce_by_blocks(Op &op, const std::vector<int> &members,
+                             const std::vector<Posted> &posted, halide_buffer_t *out,
+                             const std::string &what) {
+        const int bytes = out->type.bytes();
+        const coconet_rt::Box mine = block_of(op, rank);
+        if (!mine.empty()) {
+            coconet_rt::BufferView view(out, mine);
+            coconet_rt::compute_output(op, rank, &view.buf);
+        }
+        for (int q : members) {
+            if (q != rank) {
+                world->comms[q]->count(op.kind, (uint64_t)mine.count() * bytes);
+            }
+        }
+        int rc = world->meet(*this, members, Posted{}, what + " (reduced blocks)", nullptr);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q : members) {
+            const coconet_rt::Box theirs = block_of(op, q);
+            if (q != rank && !theirs.empty()) {
+                coconet_rt::copy_box(posted[q].out, out, theirs);
+                world->comms[q]->count(op.kind, (uint64_t)theirs.count() * bytes);
+            }
+        }
+        return COCONET_OK;
     }
 
     coconet_threads_world *world;
@@ -100,9 +166,8 @@ std::string rank_list(const std::vector<int> &ranks) {
 
 } // namespace
 
-int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
-                                const halide_buffer_t *in, const std::string &what,
-                                std::vector<const halide_buffer_t *> *inputs) {
+int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members, Posted mine,
+                                const std::string &what, std::vector<Posted> *all) {
     std::unique_lock<std::mutex> lock(mutex);
     auto aborted = [&] {
         return c.fail(COCONET_ERR_ABORTED,
@@ -112,17 +177,17 @@ int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
         return aborted();
     }
     Rendezvous &r = rendezvous[members];
-    if (r.inputs.empty()) {
-        r.inputs.assign(size, nullptr);
+    if (r.posted.empty()) {
+        r.posted.assign(size, Posted{});
         r.arrived_in.assign(size, 0);
     }
     const uint64_t gen = r.generation;
-    r.inputs[c.rank] = in;
+    r.posted[c.rank] = mine;
     r.arrived_in[c.rank] = gen + 1;
     if (++r.arrived == members.size()) {
         r.arrived = 0;
         r.generation++;
-        r.completed = r.inputs;
+        r.completed = r.posted;
         cv.notify_all();
     } else {
         const auto deadline =
@@ -146,8 +211,8 @@ int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
             return aborted();
         }
     }
-    if (inputs) {
-        *inputs = r.completed;
+    if (all) {
+        *all = r.completed;
     }
     return COCONET_OK;
 }
