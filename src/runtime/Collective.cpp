@@ -226,6 +226,14 @@ Box Op::output_limit(int r) const {
     }
 }
 
+Box Op::block(int q) const {
+    Box b = full_box(*this);
+    if (dims > 0) {
+        b = sliced(b, dims - 1, *this, src, q);
+    }
+    return b;
+}
+
 bool Op::reads_from(int p, int q) const {
     if (!dst.has(p) || !src.has(q)) {
         return false;

@@ -34,6 +34,9 @@ struct Op {
     Box input_box(int r) const;
     // The largest box of the output rank r can produce (empty if none).
     Box output_limit(int r) const;
+    // All-reduce by blocks: the block of the outermost dimension of the full
+    // box that rank q reduces for the whole group.
+    Box block(int q) const;
     // Whether rank p's output reads rank q's input.
     bool reads_from(int p, int q) const;
     // A validation error for this call's arguments, or "".

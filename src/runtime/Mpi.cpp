@@ -21,6 +21,7 @@ extern "C" int coconet_mpi_available(void) {
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -56,18 +57,7 @@ struct Part {
     }
 };
 
-void pack(const halide_buffer_t *src, Part &p) {
-    const int bytes = src->type.bytes();
-    uint8_t *dst = p.data.data();
-    coconet_rt::for_each_row(p.box, [&](const int64_t *x, int64_t n) {
-        const uint8_t *s = coconet_rt::element_address(src, x);
-        const int64_t stride = (src->dimensions > 0 ? src->dim[0].stride : 1) * bytes;
-        for (int64_t k = 0; k < n; k++) {
-            std::memcpy(dst, s + k * stride, bytes);
-            dst += bytes;
-        }
-    });
-}
+using Parts = std::vector<std::unique_ptr<Part>>;
 
 struct MpiComm : coconet_comm {
     MpiComm(int rank, int size, double timeout) : coconet_comm(rank, size, timeout) {}
@@ -89,27 +79,100 @@ struct MpiComm : coconet_comm {
             return fail(COCONET_ERR_ABORTED,
                         "rank " + std::to_string(rank) + ": " + what + " aborted: " + failure);
         }
+        if (op.kind == COCONET_ALL_REDUCE && op.dims > 0) {
+            return all_reduce_by_blocks(op, in, out, what);
+        }
+        // Each peer gets the part of this rank's input that its largest output can use.
+        Parts received;
+        int rc = exchange(
+            op, in,
+            [&](int q) -> std::optional<Box> {
+                if (!op.reads_from(q, rank)) {
+                    return std::nullopt;
+                }
+                return intersect(op.input_box(rank), op.output_limit(q));
+            },
+            [&](int q) -> std::optional<Box> {
+                if (!op.reads_from(rank, q)) {
+                    return std::nullopt;
+                }
+                return intersect(op.input_box(q), op.output_limit(rank));
+            },
+            received, what);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q = 0; q < size; q++) {
+            op.peer_inputs[q] = q == rank ? in : received[q] ? &received[q]->buf : nullptr;
+        }
+        if (op.dst.has(rank)) {
+            coconet_rt::compute_output(op, rank, out);
+        }
+        return COCONET_OK;
+    }
+
+    // Reduce-scatter then all-gather by blocks of the outermost dimension: each
+    // rank sends about 2 (R-1)/R of its input instead of R-1 copies of it. The
+    // reduction order is still the group's rank order.
+    int all_reduce_by_blocks(Op &op, const halide_buffer_t *in, halide_buffer_t *out,
+                             const std::string &what) {
+        Parts parts;
+        int rc = exchange(
+            op, in, [&](int q) { return std::optional<Box>(op.block(q)); },
+            [&](int) { return std::optional<Box>(op.block(rank)); }, parts, what);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q = 0; q < size; q++) {
+            op.peer_inputs[q] = q == rank ? in : parts[q] ? &parts[q]->buf : nullptr;
+        }
+        Part reduced(op.block(rank), in->type);
+        coconet_rt::compute_output(op, rank, &reduced.buf);
+        Parts blocks;
+        rc = exchange(
+            op, &reduced.buf, [&](int) { return std::optional<Box>(op.block(rank)); },
+            [&](int q) { return std::optional<Box>(op.block(q)); }, blocks, what + " (gather)");
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        const Box want = coconet_rt::box_of(out);
+        for (int q : op.participants()) {
+            const Box part = intersect(op.block(q), want);
+            if (!part.empty()) {
+                coconet_rt::copy_box(q == rank ? &reduced.buf : &blocks[q]->buf, out, part);
+            }
+        }
+        return COCONET_OK;
+    }
+
+    // Sends send_box(q) of src to every other participant q and receives
+    // recv_box(q) from each (nullopt and empty boxes are skipped): received[q]
+    // holds what came from q.
+    template<typename SendBox, typename RecvBox>
+    int exchange(const Op &op, const halide_buffer_t *src, SendBox send_box, RecvBox recv_box,
+                 Parts &received, const std::string &what) {
         const int tag = 7000 + op.kind;
-        std::vector<std::unique_ptr<Part>> sends, recvs;
+        std::vector<std::unique_ptr<Part>> sends;
         std::vector<MPI_Request> reqs;
         std::vector<int> peers;
+        received.clear();
+        received.resize(size);
         for (int q : op.participants()) {
             if (q == rank) {
                 continue;
             }
-            if (op.reads_from(rank, q)) {
-                Box b = coconet_rt::intersect(op.input_box(q), op.output_limit(rank));
-                recvs.push_back(std::make_unique<Part>(b, in->type));
-                op.peer_inputs[q] = &recvs.back()->buf;
+            const std::optional<Box> r = recv_box(q);
+            if (r && !r->empty()) {
+                received[q] = std::make_unique<Part>(*r, src->type);
                 reqs.emplace_back();
                 peers.push_back(q);
-                MPI_Irecv(recvs.back()->data.data(), (int)recvs.back()->data.size(), MPI_BYTE, q,
-                          tag, MPI_COMM_WORLD, &reqs.back());
+                MPI_Irecv(received[q]->data.data(), (int)received[q]->data.size(), MPI_BYTE, q, tag,
+                          MPI_COMM_WORLD, &reqs.back());
             }
-            if (op.reads_from(q, rank)) {
-                Box b = coconet_rt::intersect(op.input_box(rank), op.output_limit(q));
-                sends.push_back(std::make_unique<Part>(b, in->type));
-                pack(in, *sends.back());
+            const std::optional<Box> s = send_box(q);
+            if (s && !s->empty()) {
+                sends.push_back(std::make_unique<Part>(*s, src->type));
+                coconet_rt::copy_box(src, &sends.back()->buf, *s);
                 count(op.kind, sends.back()->data.size());
                 reqs.emplace_back();
                 peers.push_back(q);
@@ -117,20 +180,16 @@ struct MpiComm : coconet_comm {
                           tag, MPI_COMM_WORLD, &reqs.back());
             }
         }
-        op.peer_inputs[rank] = in;
         int rc = wait_all(reqs, peers, what);
-        if (rc == COCONET_OK && op.dst.has(rank)) {
-            coconet_rt::compute_output(op, rank, out);
-        } else if (rc != COCONET_OK) {
-            abandon(reqs, std::move(sends), std::move(recvs));
+        if (rc != COCONET_OK) {
+            abandon(reqs, std::move(sends), std::move(received));
         }
         return rc;
     }
 
     // After a timeout: cancel what can be cancelled; requests still pending keep
     // their buffers forever, since MPI may still write or read them.
-    void abandon(std::vector<MPI_Request> &reqs, std::vector<std::unique_ptr<Part>> sends,
-                 std::vector<std::unique_ptr<Part>> recvs) {
+    void abandon(std::vector<MPI_Request> &reqs, Parts sends, Parts recvs) {
         bool pending = false;
         for (MPI_Request &r : reqs) {
             int done = 0;

@@ -109,17 +109,6 @@ struct ThreadsComm : coconet_comm {
         return true;
     }
 
-    // The block of the outermost dimension that rank q reduces for everyone.
-    static coconet_rt::Box block_of(const Op &op, int q) {
-        coconet_rt::Box b = op.output_limit(q);
-        const int d = b.dims - 1;
-        int64_t begin = 0, end = 0;
-        coconet_slice_range(b.extent[d], op.src.size, q - op.src.first, &begin, &end);
-        b.min[d] = begin;
-        b.extent[d] = end - begin;
-        return b;
-    }
-
     // An all-reduce whose every output is the full box: each rank reduces one
     // block of the inputs into its own output, then copies the other blocks
     // from their owners' outputs. Every input element is read once instead of
@@ -128,7 +117,7 @@ struct ThreadsComm : coconet_comm {
                              const std::vector<Posted> &posted, halide_buffer_t *out,
                              const std::string &what) {
         const int bytes = out->type.bytes();
-        const coconet_rt::Box mine = block_of(op, rank);
+        const coconet_rt::Box mine = op.block(rank);
         if (!mine.empty()) {
             coconet_rt::BufferView view(out, mine);
             coconet_rt::compute_output(op, rank, &view.buf);
@@ -143,7 +132,7 @@ struct ThreadsComm : coconet_comm {
             return rc;
         }
         for (int q : members) {
-            const coconet_rt::Box theirs = block_of(op, q);
+            const coconet_rt::Box theirs = op.block(q);
             if (q != rank && !theirs.empty()) {
                 coconet_rt::copy_box(posted[q].out, out, theirs);
                 world->comms[q]->count(op.kind, (uint64_t)theirs.count() * bytes);
