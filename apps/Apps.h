@@ -18,6 +18,7 @@ struct OptimizerConfig {
     float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
     float weight_decay = 0.01f; // LAMB only
     int step = 1;               // for bias correction, >= 1
+    bool split = false;         // schedule: split_collective on the gradients' all_reduce
 };
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
@@ -42,6 +43,7 @@ struct MlpConfig {
     int batch = 8, hidden = 16, ffn = 64;
     float dropout = 0.1f;
     int seed = 7;
+    bool split = false; // schedule: split_collective on the partial sums' all_reduce
 };
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
@@ -52,6 +54,7 @@ Program megatron_mlp(const MlpConfig &c);
 
 struct PipelineConfig {
     int batch = 4, hidden = 16;
+    bool split = false; // schedule: split_collective on both stages' all_reduce
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer

@@ -20,6 +20,11 @@ AdamState adam_state(const OptimizerConfig &c) {
 
     // Sum the gradients of all ranks.
     s.g_sum = all_reduce(s.g, ReduceOp::Sum, "g_sum");
+    if (c.split) {
+        // The moments are computed on slices, so they read the reduce_scatter
+        // directly and the gradients are never gathered.
+        s.g_sum.split_collective(0);
+    }
 
     // Moments, on each rank's slice of the state.
     s.m_new = DFunc("m_new");

@@ -17,23 +17,33 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Demo sizes: large enough to time, small enough for a laptop-sized CI machine.
+// Demo sizes: large enough to time, small enough for a laptop-sized CI
+// machine. Each app unscheduled, then with split_collective.
 std::vector<apps::AppCase> demo_apps() {
-    apps::OptimizerConfig opt;
-    opt.n = 1 << 20;
-    apps::MlpConfig mlp;
-    mlp.batch = 16;
-    mlp.hidden = 128;
-    mlp.ffn = 512;
-    apps::PipelineConfig pipe;
-    pipe.batch = 16;
-    pipe.hidden = 256;
-    return {
-        {"adam", [=] { return apps::adam(opt); }, 0.0, 1, apps::optimizer_inputs},
-        {"lamb", [=] { return apps::lamb(opt); }, 0.0, 1, apps::optimizer_inputs},
-        {"megatron_mlp", [=] { return apps::megatron_mlp(mlp); }, 0.0},
-        {"two_stage_pipeline", [=] { return apps::two_stage_pipeline(pipe); }, 0.0, 2},
-    };
+    std::vector<apps::AppCase> cases;
+    for (bool split : {false, true}) {
+        const std::string suffix = split ? " (split)" : "";
+        apps::OptimizerConfig opt;
+        opt.n = 1 << 20;
+        opt.split = split;
+        apps::MlpConfig mlp;
+        mlp.batch = 16;
+        mlp.hidden = 128;
+        mlp.ffn = 512;
+        mlp.split = split;
+        apps::PipelineConfig pipe;
+        pipe.batch = 16;
+        pipe.hidden = 256;
+        pipe.split = split;
+        std::vector<apps::AppCase> more = {
+            {"adam" + suffix, [=] { return apps::adam(opt); }, 0.0, 1, apps::optimizer_inputs},
+            {"lamb" + suffix, [=] { return apps::lamb(opt); }, 0.0, 1, apps::optimizer_inputs},
+            {"megatron_mlp" + suffix, [=] { return apps::megatron_mlp(mlp); }, 0.0},
+            {"two_stage_pipeline" + suffix, [=] { return apps::two_stage_pipeline(pipe); }, 0.0, 2},
+        };
+        cases.insert(cases.end(), more.begin(), more.end());
+    }
+    return cases;
 }
 
 } // namespace
@@ -41,12 +51,12 @@ std::vector<apps::AppCase> demo_apps() {
 int main(int argc, char **argv) {
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 4;
     std::printf("CoCoNet for Halide demo: %d ranks on the threads backend\n", ranks);
-    std::printf("%-20s %12s %12s %12s %12s\n", "app", "max error", "tolerance", "run (ms)",
+    std::printf("%-28s %12s %12s %12s %12s\n", "app", "max error", "tolerance", "run (ms)",
                 "compile (ms)");
     int failures = 0;
     for (const apps::AppCase &app : demo_apps()) {
         if (ranks < app.min_ranks) {
-            std::printf("%-20s skipped: needs at least %d ranks\n", app.name.c_str(),
+            std::printf("%-28s skipped: needs at least %d ranks\n", app.name.c_str(),
                         app.min_ranks);
             continue;
         }
@@ -68,18 +78,19 @@ int main(int argc, char **argv) {
             const double err = max_abs_diff(outputs, expected);
             const bool ok = err <= app.tolerance && replicated_mismatches(program, outputs).empty();
             failures += ok ? 0 : 1;
-            std::printf("%-20s %12.3g %12.3g %12.3f %12.1f%s\n", app.name.c_str(), err,
+            std::printf("%-28s %12.3g %12.3g %12.3f %12.1f%s\n", app.name.c_str(), err,
                         app.tolerance, times[times.size() / 2] * 1e3, compile_s * 1e3,
                         ok ? "" : "  MISMATCH");
         } catch (const std::exception &e) {
             failures++;
-            std::printf("%-20s failed: %s\n", app.name.c_str(), e.what());
+            std::printf("%-28s failed: %s\n", app.name.c_str(), e.what());
         }
     }
     std::printf("%s\n", failures ? "Some apps did not match the reference."
                                  : "All apps match the single-process reference.");
     apps::OptimizerConfig small;
     small.n = 10;
+    small.split = true;
     std::printf("\n%s", print_plan(lower(apps::adam(small)), std::min(ranks, 4)).c_str());
     return failures ? 1 : 0;
 }

@@ -41,6 +41,9 @@ Program megatron_mlp(const MlpConfig &c) {
     partial(h, b) = 0.0f;
     partial(h, b) += w2(h, kf) * act(kf, b);
     DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    if (c.split) {
+        summed.split_collective(0);
+    }
 
     // Bias, dropout (the mask depends only on the seed and the global index) and residual.
     DFunc y("y");

@@ -22,6 +22,9 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     p0(o, b) = 0.0f;
     p0(o, b) += w0(o, k) * x(k, b);
     DFunc s0 = all_reduce(p0, ReduceOp::Sum, "s0");
+    if (c.split) {
+        s0.split_collective(0);
+    }
     DFunc a0("a0");
     a0(o, b) = Halide::max(s0(o, b), 0.0f);
 
@@ -33,6 +36,9 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     p1(o, b) = 0.0f;
     p1(o, b) += w1(o, k) * a1(k, b);
     DFunc s1 = all_reduce(p1, ReduceOp::Sum, "s1");
+    if (c.split) {
+        s1.split_collective(0);
+    }
     DFunc y("y");
     y(o, b) = Halide::max(s1(o, b), 0.0f) + a1(o, b);
 

@@ -40,7 +40,9 @@ private:
     dependencies(const std::shared_ptr<DFuncContents> &f, const std::string &user) {
         switch (f->kind) {
         case FuncKind::Input: return {};
-        case FuncKind::Collective: return {f->collective->source};
+        case FuncKind::Collective:
+            // A split all_reduce stands for its all_gather (which reads the reduce_scatter).
+            return {f->split_gather ? f->split_gather : f->collective->source};
         case FuncKind::Compute: break;
         }
         coconet_user_assert(f->func.defined())

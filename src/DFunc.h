@@ -61,6 +61,9 @@ struct DFuncContents {
     std::optional<Halide::ImageParam> param;  // inputs
     std::optional<CollectiveDesc> collective; // collectives
     uint64_t serial = 0;                      // creation order, for stable argument order
+
+    // Schedule: split_collective replaces this all_reduce with these two.
+    std::shared_ptr<DFuncContents> split_scatter, split_gather;
 };
 
 class DFunc {
@@ -81,6 +84,13 @@ public:
     Halide::FuncRef operator()(const std::vector<Halide::Var> &args) const {
         return contents->func(args);
     }
+
+    // Scheduling directives (they never change what the program computes).
+
+    // AllReduce -> ReduceScatter along `dim` + AllGather. Consumers that are
+    // sliced along the same dimension read their slice of the ReduceScatter
+    // directly; when all do, the AllGather is dead and disappears.
+    DFunc &split_collective(int dim = 0);
 
     const std::string &name() const;
     FuncKind kind() const;

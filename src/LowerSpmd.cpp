@@ -1,5 +1,7 @@
 #include "LowerSpmd.h"
 
+#include <set>
+
 #include "Error.h"
 #include "Rebuild.h"
 
@@ -44,6 +46,31 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     return stage;
 }
 
+// Whether every read of the split all_reduce `split` in `consumer` is at the
+// consumer's own slice of the reduce_scatter: the consumer is sliced along the
+// same extent of the same group, indexed by its sliced pure variable.
+bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &split,
+                          const Analysis &a) {
+    const FuncInfo &c = a.of(&consumer);
+    const FuncInfo &s = a.of(split.split_scatter.get());
+    const int d = s.layout.dim;
+    if (c.layout.kind != LayoutKind::Sliced || c.layout.group != s.layout.group ||
+        c.extents[c.layout.dim] != s.extents[d]) {
+        return false;
+    }
+    const std::string &var = consumer.func.function().args()[c.layout.dim];
+    for (const auto &def : definitions_of(consumer)) {
+        for (const auto &call : distributed_calls(consumer, def)) {
+            const Variable *v = call.args[d].as<Variable>();
+            if (call.callee.get() == &split &&
+                (!v || v->reduction_domain.defined() || v->name != var)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
@@ -52,18 +79,39 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     Expr rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
     Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
     std::map<const DFuncContents *, Func> funcs;
-    CalleeMap callee = [&](const DFuncContents &c) { return funcs.at(&c); };
+    std::set<const DFuncContents *> read; // stages some consumer or output reads
+    std::map<const DFuncContents *, std::string> notes;
+    // What a consumer's call to `callee` reads; null consumer: a collective or an output.
+    auto resolve = [&](const DFuncContents *consumer, const DFuncContents &callee) {
+        const DFuncContents *target = &callee;
+        if (callee.split_gather) {
+            const bool slice = consumer && reads_only_its_slice(*consumer, callee, analysis);
+            target = slice ? callee.split_scatter.get() : callee.split_gather.get();
+            if (slice) {
+                notes[consumer] +=
+                    "reads its slice of " + target->name + " for " + callee.name + "; ";
+            }
+        }
+        read.insert(target);
+        return funcs.at(target);
+    };
     for (const DFunc &df : analysis.order) {
         const DFuncContents &f = *df.get_contents();
         switch (f.kind) {
         case FuncKind::Input: funcs[&f] = Func(*f.param); break;
-        case FuncKind::Compute:
+        case FuncKind::Compute: {
+            CalleeMap callee = [&](const DFuncContents &c) { return resolve(&f, c); };
             funcs[&f] = rebuild_compute(f, analysis.of(&f), callee, rank, size);
             // Unscheduled: every distributed Func is materialized on its own.
             funcs[&f].compute_root();
             break;
+        }
         case FuncKind::Collective:
-            funcs[&f] = collective_stage(f, analysis, funcs.at(f.collective->source.get()), uc);
+            if (f.split_gather) {
+                notes[&f] = "split into " + f.split_scatter->name + " + " + f.split_gather->name;
+                continue;
+            }
+            funcs[&f] = collective_stage(f, analysis, resolve(nullptr, *f.collective->source), uc);
             funcs[&f].compute_root();
             break;
         }
@@ -73,7 +121,7 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     }
     std::vector<Func> outputs;
     for (const ProgramOutput &o : program.outputs()) {
-        Func f = funcs.at(o.func.get_contents().get());
+        Func f = resolve(nullptr, *o.func.get_contents());
         if (o.func.kind() == FuncKind::Input) {
             // An input returned as is still needs a stage of its own to be an output.
             Func copy(o.func.name() + "_out");
@@ -83,6 +131,17 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
         outputs.push_back(f);
     }
     out.pipeline = Halide::Pipeline(outputs);
+    for (const DFunc &df : analysis.order) {
+        const DFuncContents *f = df.get_contents().get();
+        std::string note = notes[f];
+        if (f->kind == FuncKind::Collective && !f->split_gather && !read.count(f)) {
+            note = "dead: no consumer reads it, not emitted";
+        }
+        if (note.size() > 2 && note.compare(note.size() - 2, 2, "; ") == 0) {
+            note.resize(note.size() - 2);
+        }
+        out.steps.push_back(PlanStep{f, note});
+    }
     return out;
 }
 

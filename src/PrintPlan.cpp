@@ -27,11 +27,11 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
     const Analysis &a = lowered.analysis;
     std::ostringstream s;
     s << "plan of " << lowered.program.name() << " on " << world_size << " ranks\n";
-    int step = 0;
-    for (const DFunc &df : a.order) {
-        const DFuncContents &f = *df.get_contents();
+    int number = 0;
+    for (const PlanStep &step : lowered.spmd.steps) {
+        const DFuncContents &f = *step.func;
         const FuncInfo &info = a.of(&f);
-        s << "  " << ++step << ". ";
+        s << "  " << ++number << ". ";
         switch (f.kind) {
         case FuncKind::Input: s << "input      " << f.name; break;
         case FuncKind::Compute: s << "kernel     " << f.name; break;
@@ -46,7 +46,11 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
             break;
         }
         }
-        s << "  " << info.layout.to_string() << "  " << boxes(info, world_size) << "\n";
+        s << "  " << info.layout.to_string() << "  " << boxes(info, world_size);
+        if (!step.note.empty()) {
+            s << "  [" << step.note << "]";
+        }
+        s << "\n";
     }
     s << "  outputs:";
     for (const ProgramOutput &o : lowered.program.outputs()) {

@@ -1,0 +1,78 @@
+// Scheduling directives keep the program's meaning: every scheduled app equals
+// the (unscheduled) reference bit for bit on 1..8 thread ranks, and the plan
+// shows what the schedule did.
+#include "../apps/Apps.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using coconet_test::check_matches_reference;
+using coconet_test::message_of;
+
+TEST_CASE("split_collective keeps every app's result", "[schedules]") {
+    apps::OptimizerConfig opt;
+    opt.n = 37;
+    opt.split = true;
+    check_matches_reference(apps::adam(opt), coconet_test::rank_counts(), 0.0, 1,
+                            apps::optimizer_inputs);
+    check_matches_reference(apps::lamb(opt), coconet_test::rank_counts(), 0.0, 1,
+                            apps::optimizer_inputs);
+    apps::MlpConfig mlp;
+    mlp.batch = 2;
+    mlp.hidden = 7;
+    mlp.ffn = 9;
+    mlp.split = true;
+    check_matches_reference(apps::megatron_mlp(mlp));
+    apps::PipelineConfig pipe;
+    pipe.hidden = 5;
+    pipe.split = true;
+    check_matches_reference(apps::two_stage_pipeline(pipe), coconet_test::rank_counts(), 0.0, 2);
+}
+
+TEST_CASE("split Adam scatters the gradients and never gathers them", "[schedules]") {
+    apps::OptimizerConfig opt;
+    opt.n = 10;
+    opt.split = true;
+    std::string plan = print_plan(lower(apps::adam(opt)), 3);
+    CHECK_THAT(plan, Contains("collective g_sum_rs = reduce_scatter<sum>(g)  Sliced(0)  "
+                              "r0:[0..4] r1:[4..8] r2:[8..10]"));
+    CHECK_THAT(plan, Contains("g_sum_ag = all_gather(g_sum_rs)  Replicated"));
+    CHECK_THAT(plan, Contains("[dead: no consumer reads it, not emitted]"));
+    CHECK_THAT(plan, Contains("kernel     m_new  Sliced(0)"));
+    CHECK_THAT(plan, Contains("[reads its slice of g_sum_rs for g_sum]"));
+    CHECK_THAT(plan, Contains("[split into g_sum_rs + g_sum_ag]"));
+
+    // Unscheduled, the all_reduce is one stage and nothing is dead.
+    opt.split = false;
+    std::string plain = print_plan(lower(apps::adam(opt)), 3);
+    CHECK_THAT(plain, Contains("collective g_sum = all_reduce<sum>(g)"));
+    CHECK_THAT(plain, !Contains("dead"));
+}
+
+TEST_CASE("a split whose consumers need the whole value keeps the all_gather", "[schedules]") {
+    apps::MlpConfig mlp;
+    mlp.split = true;
+    std::string plan = print_plan(lower(apps::megatron_mlp(mlp)), 2);
+    CHECK_THAT(plan, Contains("summed_ag = all_gather(summed_rs)  Replicated"));
+    CHECK_THAT(plan, !Contains("dead"));
+}
+
+TEST_CASE("split_collective refuses what it cannot split", "[schedules][error]") {
+    DFunc x = input("x", Halide::Float(32), {8}, Sliced(0));
+    DFunc gathered = all_gather(x, "gathered");
+    CHECK_THAT(message_of<UserError>([&] { gathered.split_collective(); }),
+               Contains("split_collective(gathered): gathered is an all_gather; only an "
+                        "all_reduce splits"));
+    DFunc y = input("y", Halide::Float(32), {8}, Local());
+    Halide::Var i;
+    DFunc twice("twice");
+    twice(i) = y(i) * 2.0f;
+    CHECK_THAT(message_of<UserError>([&] { twice.split_collective(); }),
+               Contains("twice is not a collective"));
+    DFunc summed = all_reduce(y, ReduceOp::Sum, "summed");
+    CHECK_THAT(message_of<UserError>([&] { summed.split_collective(1); }),
+               Contains("split_collective(summed, 1): summed has 1 dimensions"));
+    summed.split_collective(0);
+    CHECK_THAT(message_of<UserError>([&] { summed.split_collective(0); }),
+               Contains("already split"));
+}
