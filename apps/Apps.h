@@ -43,7 +43,8 @@ struct MlpConfig {
     int batch = 8, hidden = 16, ffn = 64;
     float dropout = 0.1f;
     int seed = 7;
-    bool split = false; // schedule: split_collective on the partial sums' all_reduce
+    bool split = false; // schedule: split the all_reduce, compute bias, dropout and
+                        // residual on slices, gather the output
 };
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
@@ -54,7 +55,8 @@ Program megatron_mlp(const MlpConfig &c);
 
 struct PipelineConfig {
     int batch = 4, hidden = 16;
-    bool split = false; // schedule: split_collective on both stages' all_reduce
+    bool split = false; // schedule: split both stages' all_reduce, compute the
+                        // activations on slices
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer

@@ -41,13 +41,17 @@ Program megatron_mlp(const MlpConfig &c) {
     partial(h, b) = 0.0f;
     partial(h, b) += w2(h, kf) * act(kf, b);
     DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
-    if (c.split) {
-        summed.split_collective(0);
-    }
 
     // Bias, dropout (the mask depends only on the seed and the global index) and residual.
     DFunc y("y");
     y(h, b) = x(h, b) + dropout(summed(h, b) + b2(h), c.dropout, c.seed, {h, b});
+
+    if (c.split) {
+        // The all_reduce becomes reduce_scatter + all_gather, and the
+        // element-wise epilogue runs on each rank's slice before the gather.
+        summed.split_collective(0);
+        y.compute_sliced();
+    }
 
     Program p("megatron_mlp");
     p.output(y, Replicated());

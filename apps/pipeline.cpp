@@ -22,11 +22,12 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     p0(o, b) = 0.0f;
     p0(o, b) += w0(o, k) * x(k, b);
     DFunc s0 = all_reduce(p0, ReduceOp::Sum, "s0");
-    if (c.split) {
-        s0.split_collective(0);
-    }
     DFunc a0("a0");
     a0(o, b) = Halide::max(s0(o, b), 0.0f);
+    if (c.split) {
+        s0.split_collective(0);
+        a0.compute_sliced();
+    }
 
     // Across stages: stage 0's activations go to stage 1.
     DFunc a1 = send(a0, stages[1], "a1");
@@ -36,11 +37,12 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     p1(o, b) = 0.0f;
     p1(o, b) += w1(o, k) * a1(k, b);
     DFunc s1 = all_reduce(p1, ReduceOp::Sum, "s1");
-    if (c.split) {
-        s1.split_collective(0);
-    }
     DFunc y("y");
     y(o, b) = Halide::max(s1(o, b), 0.0f) + a1(o, b);
+    if (c.split) {
+        s1.split_collective(0);
+        y.compute_sliced();
+    }
 
     Program p("two_stage_pipeline");
     p.output(y, Replicated(stages[1]));

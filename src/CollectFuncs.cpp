@@ -42,7 +42,7 @@ private:
         case FuncKind::Input: return {};
         case FuncKind::Collective:
             // A split all_reduce stands for its all_gather (which reads the reduce_scatter).
-            return {f->split_gather ? f->split_gather : f->collective->source};
+            return {f->gathered ? f->gathered : f->collective->source};
         case FuncKind::Compute: break;
         }
         coconet_user_assert(f->func.defined())
@@ -57,6 +57,10 @@ private:
             for (const auto &call : distributed_calls(*f, def)) {
                 deps.push_back(call.callee);
             }
+        }
+        if (f->gathered) {
+            // compute_sliced: the Func stands for the gather of its sliced version.
+            deps.push_back(f->gathered);
         }
         return deps;
     }

@@ -60,12 +60,12 @@ std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f) {
     return it == registry().end() ? nullptr : it->second;
 }
 
-DFunc make_dfunc(const std::string &name, FuncKind kind) {
+DFunc make_dfunc(const std::string &name, FuncKind kind, const Halide::Func &func) {
     coconet_user_assert(!name.empty()) << "A distributed Func needs a name.";
     auto c = std::make_shared<DFuncContents>();
     c->name = name;
     c->kind = kind;
-    c->func = Halide::Func(name);
+    c->func = func.defined() ? func : Halide::Func(name);
     c->serial = next_serial++;
     std::lock_guard<std::mutex> lock(registry_mutex);
     registry()[identity(c->func.function())] = c;

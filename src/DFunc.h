@@ -62,8 +62,9 @@ struct DFuncContents {
     std::optional<CollectiveDesc> collective; // collectives
     uint64_t serial = 0;                      // creation order, for stable argument order
 
-    // Schedule: split_collective replaces this all_reduce with these two.
-    std::shared_ptr<DFuncContents> split_scatter, split_gather;
+    // Schedule (split_collective, compute_sliced): this Func's value is the
+    // all_gather `gathered` of `sliced_part`, which is computed on slices.
+    std::shared_ptr<DFuncContents> sliced_part, gathered;
 };
 
 class DFunc {
@@ -92,6 +93,11 @@ public:
     // directly; when all do, the AllGather is dead and disappears.
     DFunc &split_collective(int dim = 0);
 
+    // Reorder: this Replicated, element-wise consumer of gathered values (a
+    // split all_reduce, an all_gather) is computed on slices, from the values
+    // before their gathers, and the all_gather moves to its output.
+    DFunc &compute_sliced();
+
     const std::string &name() const;
     FuncKind kind() const;
     int dimensions() const;
@@ -115,8 +121,9 @@ namespace Internal {
 // The distributed Func whose definition is the Halide Function `f`, or null if
 // `f` is a plain Halide Func.
 std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f);
-// Makes a distributed Func of the given kind and registers it.
-DFunc make_dfunc(const std::string &name, FuncKind kind);
+// Makes a distributed Func of the given kind and registers it; its definition
+// is `func` if given (a schedule's rewrite), else a new Func named `name`.
+DFunc make_dfunc(const std::string &name, FuncKind kind, const Halide::Func &func = Halide::Func());
 } // namespace Internal
 
 } // namespace coconet

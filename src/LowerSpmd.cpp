@@ -52,7 +52,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
 bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &split,
                           const Analysis &a) {
     const FuncInfo &c = a.of(&consumer);
-    const FuncInfo &s = a.of(split.split_scatter.get());
+    const FuncInfo &s = a.of(split.sliced_part.get());
     const int d = s.layout.dim;
     if (c.layout.kind != LayoutKind::Sliced || c.layout.group != s.layout.group ||
         c.extents[c.layout.dim] != s.extents[d]) {
@@ -84,9 +84,9 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     // What a consumer's call to `callee` reads; null consumer: a collective or an output.
     auto resolve = [&](const DFuncContents *consumer, const DFuncContents &callee) {
         const DFuncContents *target = &callee;
-        if (callee.split_gather) {
+        if (callee.gathered) {
             const bool slice = consumer && reads_only_its_slice(*consumer, callee, analysis);
-            target = slice ? callee.split_scatter.get() : callee.split_gather.get();
+            target = slice ? callee.sliced_part.get() : callee.gathered.get();
             if (slice) {
                 notes[consumer] +=
                     "reads its slice of " + target->name + " for " + callee.name + "; ";
@@ -100,6 +100,11 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
         switch (f.kind) {
         case FuncKind::Input: funcs[&f] = Func(*f.param); break;
         case FuncKind::Compute: {
+            if (f.gathered) {
+                notes[&f] = "computed on slices as " + f.sliced_part->name + ", gathered by " +
+                            f.gathered->name;
+                continue;
+            }
             CalleeMap callee = [&](const DFuncContents &c) { return resolve(&f, c); };
             funcs[&f] = rebuild_compute(f, analysis.of(&f), callee, rank, size);
             // Unscheduled: every distributed Func is materialized on its own.
@@ -107,8 +112,8 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
             break;
         }
         case FuncKind::Collective:
-            if (f.split_gather) {
-                notes[&f] = "split into " + f.split_scatter->name + " + " + f.split_gather->name;
+            if (f.gathered) {
+                notes[&f] = "split into " + f.sliced_part->name + " + " + f.gathered->name;
                 continue;
             }
             funcs[&f] = collective_stage(f, analysis, resolve(nullptr, *f.collective->source), uc);
@@ -134,7 +139,7 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
     for (const DFunc &df : analysis.order) {
         const DFuncContents *f = df.get_contents().get();
         std::string note = notes[f];
-        if (f->kind == FuncKind::Collective && !f->split_gather && !read.count(f)) {
+        if (f->kind == FuncKind::Collective && !f->gathered && !read.count(f)) {
             note = "dead: no consumer reads it, not emitted";
         }
         if (note.size() > 2 && note.compare(note.size() - 2, 2, "; ") == 0) {

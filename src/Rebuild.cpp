@@ -86,8 +86,8 @@ private:
 } // namespace
 
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
-                             Expr rank, Expr world_size) {
-    Halide::Func out(f.name);
+                             Expr rank, Expr world_size, const std::string &name) {
+    Halide::Func out(name.empty() ? f.name : name);
     Rebuilder rebuilder(f, info, callee, out, rank, world_size);
     Function fn = f.func.function();
     std::vector<Halide::Var> pure;

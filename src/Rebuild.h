@@ -13,8 +13,10 @@ namespace coconet {
 
 using CalleeMap = std::function<Halide::Func(const DFuncContents &)>;
 
+// The new Func is named `name`, or f's name if empty.
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
-                             Halide::Expr rank, Halide::Expr world_size);
+                             Halide::Expr rank, Halide::Expr world_size,
+                             const std::string &name = "");
 
 } // namespace coconet
 

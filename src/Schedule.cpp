@@ -2,6 +2,7 @@
 // and records its decision; lowering carries it out.
 #include "Collectives.h"
 #include "Error.h"
+#include "Rebuild.h"
 
 namespace coconet {
 
@@ -18,13 +19,47 @@ DFunc &DFunc::split_collective(int dim) {
         << "split_collective(" << c.name << ", " << dim << "): " << c.name << " has "
         << dimensions() << " dimensions"
         << (dimensions() == 0 ? "; a scalar all_reduce cannot be split." : ".");
-    coconet_user_assert(!contents->split_scatter)
+    coconet_user_assert(!contents->sliced_part)
         << "split_collective(" << c.name << "): already split.";
     DFunc source(c.collective->source);
     DFunc scatter = reduce_scatter(source, dim, c.collective->op, c.name + "_rs");
     DFunc gather = all_gather(scatter, c.name + "_ag");
-    contents->split_scatter = scatter.get_contents();
-    contents->split_gather = gather.get_contents();
+    contents->sliced_part = scatter.get_contents();
+    contents->gathered = gather.get_contents();
+    return *this;
+}
+
+DFunc &DFunc::compute_sliced() {
+    coconet_user_assert(contents) << "compute_sliced on a null DFunc.";
+    const DFuncContents &c = *contents;
+    coconet_user_assert(c.kind == FuncKind::Compute && c.func.defined())
+        << "compute_sliced(" << c.name << "): " << c.name
+        << " is not a computed Func with a definition.";
+    coconet_user_assert(!c.gathered) << "compute_sliced(" << c.name << "): already sliced.";
+    // The same definitions, reading the gathered values before their gathers.
+    std::vector<std::string> replaced;
+    CalleeMap callee = [&](const DFuncContents &f) -> Halide::Func {
+        if (f.gathered) {
+            replaced.push_back(f.name);
+            return f.sliced_part->func;
+        }
+        if (f.kind == FuncKind::Collective && f.collective->kind == CollectiveKind::AllGather) {
+            replaced.push_back(f.name);
+            return f.collective->source->func;
+        }
+        return f.func;
+    };
+    const std::string name = c.name + "_sliced";
+    Halide::Func sliced = rebuild_compute(c, FuncInfo{}, callee, 0, 1, name);
+    coconet_user_assert(!replaced.empty())
+        << "compute_sliced(" << c.name << "): " << c.name
+        << " reads no gathered value (an all_gather, or an all_reduce after split_collective); "
+        << "there is nothing to compute on slices.";
+    DFunc part = Internal::make_dfunc(name, FuncKind::Compute, sliced);
+    part.get_contents()->extents = c.extents;
+    DFunc gathered = all_gather(part, c.name + "_ag");
+    contents->sliced_part = part.get_contents();
+    contents->gathered = gathered.get_contents();
     return *this;
 }
 

@@ -50,11 +50,49 @@ TEST_CASE("split Adam scatters the gradients and never gathers them", "[schedule
 }
 
 TEST_CASE("a split whose consumers need the whole value keeps the all_gather", "[schedules]") {
+    DFunc partial = input("partial", Halide::Float(32), {6, 2}, Local());
+    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    summed.split_collective(0);
+    Halide::Var h, b;
+    DFunc shifted("shifted"); // reads a neighbour: needs the gathered value
+    shifted(h, b) = summed(h, b) + summed(5 - h, b);
+    Program p("shifted");
+    p.output(shifted, Replicated());
+    std::string plan = print_plan(lower(p), 2);
+    CHECK_THAT(plan, Contains("summed_ag = all_gather(summed_rs)  Replicated"));
+    CHECK_THAT(plan, !Contains("dead"));
+    check_matches_reference(p);
+}
+
+TEST_CASE("compute_sliced moves the gather to the output", "[schedules]") {
     apps::MlpConfig mlp;
     mlp.split = true;
     std::string plan = print_plan(lower(apps::megatron_mlp(mlp)), 2);
     CHECK_THAT(plan, Contains("summed_ag = all_gather(summed_rs)  Replicated"));
-    CHECK_THAT(plan, !Contains("dead"));
+    CHECK_THAT(plan, Contains("[dead: no consumer reads it, not emitted]"));
+    CHECK_THAT(plan, Contains("kernel     y_sliced  Sliced(0)  r0:[0..8,0..8] r1:[8..16,0..8]"));
+    CHECK_THAT(plan, Contains("collective y_ag = all_gather(y_sliced)  Replicated"));
+    CHECK_THAT(plan, Contains("[computed on slices as y_sliced, gathered by y_ag]"));
+
+    // A Func that reads nothing gathered has nothing to compute on slices.
+    DFunc x = input("x", Halide::Float(32), {4}, Replicated());
+    Halide::Var i;
+    DFunc plain("plain");
+    plain(i) = x(i) + 1.0f;
+    CHECK_THAT(message_of<UserError>([&] { plain.compute_sliced(); }),
+               Contains("compute_sliced(plain): plain reads no gathered value"));
+
+    // Reading a gathered value at another index cannot run on slices.
+    DFunc l = input("l", Halide::Float(32), {4}, Local());
+    DFunc total = all_reduce(l, ReduceOp::Sum, "total");
+    total.split_collective(0);
+    DFunc reversed("reversed");
+    reversed(i) = total(3 - i);
+    reversed.compute_sliced();
+    Program p("reversed");
+    p.output(reversed, Replicated());
+    CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+               Contains("reversed_sliced reads total_rs"));
 }
 
 TEST_CASE("split_collective refuses what it cannot split", "[schedules][error]") {
