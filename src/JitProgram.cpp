@@ -79,9 +79,18 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     return out;
 }
 
+uint64_t RankTraffic::total_bytes() const {
+    uint64_t n = 0;
+    for (uint64_t b : bytes) {
+        n += b;
+    }
+    return n;
+}
+
 std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                                                  const std::vector<RankBuffers> &inputs,
-                                                 double timeout_seconds) const {
+                                                 double timeout_seconds,
+                                                 std::vector<RankTraffic> *traffic) const {
     coconet_user_assert(world_size >= 1) << "run_threads: world size " << world_size << " < 1.";
     coconet_user_assert((int)inputs.size() == world_size)
         << "Program " << lowered_.program.name() << ": inputs for " << inputs.size()
@@ -124,6 +133,16 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     }
     if (!report.empty()) {
         throw RuntimeError(report);
+    }
+    if (traffic) {
+        traffic->assign(world_size, RankTraffic{});
+        for (int r = 0; r < world_size; r++) {
+            const coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
+            for (int k = 0; k < 7; k++) {
+                (*traffic)[r].bytes[k] = coconet_comm_bytes_sent(comm, k);
+                (*traffic)[r].ops[k] = coconet_comm_op_count(comm, k);
+            }
+        }
     }
     return outputs;
 }

@@ -9,6 +9,14 @@
 
 namespace coconet {
 
+// What each rank sent while a program ran: bytes and operations per
+// collective kind (indexed by CollectiveKind).
+struct RankTraffic {
+    uint64_t bytes[7] = {};
+    uint64_t ops[7] = {};
+    uint64_t total_bytes() const;
+};
+
 class JitProgram {
 public:
     // Lowers and compiles for the host.
@@ -19,8 +27,10 @@ public:
     RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs) const;
 
     // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.
+    // If `traffic` is given, it receives each rank's traffic.
     std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
-                                         double timeout_seconds = 10.0) const;
+                                         double timeout_seconds = 10.0,
+                                         std::vector<RankTraffic> *traffic = nullptr) const;
 
     const LoweredProgram &lowered() const { return lowered_; }
 

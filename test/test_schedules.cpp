@@ -114,3 +114,44 @@ TEST_CASE("split_collective refuses what it cannot split", "[schedules][error]")
     CHECK_THAT(message_of<UserError>([&] { summed.split_collective(0); }),
                Contains("already split"));
 }
+
+TEST_CASE("collective traffic follows the schedule", "[schedules][traffic]") {
+    apps::OptimizerConfig opt;
+    opt.n = 1200; // divisible by every rank count below, so the blocks are exact
+    for (int ranks : {2, 3, 4}) {
+        INFO(ranks << " ranks");
+        // Every rank's gradient goes to the R-1 others in slices: N floats in all.
+        const uint64_t scatter = (uint64_t)(ranks - 1) * opt.n * 4;
+        for (bool split : {false, true}) {
+            opt.split = split;
+            Program p = apps::adam(opt);
+            std::vector<RankTraffic> traffic;
+            JitProgram(p).run_threads(ranks, apps::optimizer_inputs(p, ranks, 2), 5.0, &traffic);
+            uint64_t reduced = 0, gathered = 0, all_reduces = 0, scatters = 0;
+            for (const RankTraffic &t : traffic) {
+                reduced += t.bytes[COCONET_ALL_REDUCE] + t.bytes[COCONET_REDUCE_SCATTER];
+                gathered += t.bytes[COCONET_ALL_GATHER];
+                all_reduces += t.ops[COCONET_ALL_REDUCE];
+                scatters += t.ops[COCONET_REDUCE_SCATTER];
+            }
+            // Unscheduled, the moments ask the all_reduce only for their slices
+            // (Halide's bounds inference), so it moves no more than the reduce_scatter.
+            CHECK(reduced == scatter);
+            CHECK(all_reduces == (split ? 0u : (uint64_t)ranks));
+            CHECK(scatters == (split ? (uint64_t)ranks : 0u));
+            // The new parameters are gathered once: N floats in all.
+            CHECK(gathered == scatter);
+        }
+    }
+    // A consumer that needs the whole sum makes the all_reduce gather it too.
+    DFunc g = input("g", Halide::Float(32), {1200}, Local());
+    Program whole("whole");
+    whole.output(all_reduce(g), Replicated());
+    std::vector<RankTraffic> traffic;
+    JitProgram(whole).run_threads(3, make_inputs(whole, 3), 5.0, &traffic);
+    uint64_t bytes = 0;
+    for (const RankTraffic &t : traffic) {
+        bytes += t.total_bytes();
+    }
+    CHECK(bytes == 2u * 2 * 1200 * 4);
+}
