@@ -78,8 +78,9 @@ struct AppCase {
     InputMaker inputs = make_inputs;
 };
 
-// Every app at a small default size (used by the demo and the tests).
-std::vector<AppCase> all_apps();
+// Every app, unscheduled and with its split schedule, at small test sizes or
+// at the demo's sizes.
+std::vector<AppCase> all_apps(bool demo_sizes = false);
 
 } // namespace apps
 } // namespace coconet

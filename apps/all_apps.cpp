@@ -15,14 +15,30 @@ std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint
     return ranks;
 }
 
-std::vector<AppCase> all_apps() {
+std::vector<AppCase> all_apps(bool demo_sizes) {
     // Every schedule keeps the reduction order, so results are bit-identical.
-    return {
-        {"adam", [] { return adam(OptimizerConfig{}); }, 0.0, 1, optimizer_inputs},
-        {"lamb", [] { return lamb(OptimizerConfig{}); }, 0.0, 1, optimizer_inputs},
-        {"megatron_mlp", [] { return megatron_mlp(MlpConfig{}); }, 0.0},
-        {"two_stage_pipeline", [] { return two_stage_pipeline(PipelineConfig{}); }, 0.0, 2},
-    };
+    std::vector<AppCase> cases;
+    for (bool split : {false, true}) {
+        const std::string suffix = split ? " (split)" : "";
+        OptimizerConfig opt;
+        MlpConfig mlp;
+        PipelineConfig pipe;
+        if (demo_sizes) {
+            opt.n = 1 << 20;
+            mlp.batch = 16;
+            mlp.hidden = 128;
+            mlp.ffn = 512;
+            pipe.batch = 16;
+            pipe.hidden = 256;
+        }
+        opt.split = mlp.split = pipe.split = split;
+        cases.push_back({"adam" + suffix, [=] { return adam(opt); }, 0.0, 1, optimizer_inputs});
+        cases.push_back({"lamb" + suffix, [=] { return lamb(opt); }, 0.0, 1, optimizer_inputs});
+        cases.push_back({"megatron_mlp" + suffix, [=] { return megatron_mlp(mlp); }, 0.0});
+        cases.push_back(
+            {"two_stage_pipeline" + suffix, [=] { return two_stage_pipeline(pipe); }, 0.0, 2});
+    }
+    return cases;
 }
 
 } // namespace apps

@@ -17,35 +17,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Demo sizes: large enough to time, small enough for a laptop-sized CI
-// machine. Each app unscheduled, then with split_collective.
-std::vector<apps::AppCase> demo_apps() {
-    std::vector<apps::AppCase> cases;
-    for (bool split : {false, true}) {
-        const std::string suffix = split ? " (split)" : "";
-        apps::OptimizerConfig opt;
-        opt.n = 1 << 20;
-        opt.split = split;
-        apps::MlpConfig mlp;
-        mlp.batch = 16;
-        mlp.hidden = 128;
-        mlp.ffn = 512;
-        mlp.split = split;
-        apps::PipelineConfig pipe;
-        pipe.batch = 16;
-        pipe.hidden = 256;
-        pipe.split = split;
-        std::vector<apps::AppCase> more = {
-            {"adam" + suffix, [=] { return apps::adam(opt); }, 0.0, 1, apps::optimizer_inputs},
-            {"lamb" + suffix, [=] { return apps::lamb(opt); }, 0.0, 1, apps::optimizer_inputs},
-            {"megatron_mlp" + suffix, [=] { return apps::megatron_mlp(mlp); }, 0.0},
-            {"two_stage_pipeline" + suffix, [=] { return apps::two_stage_pipeline(pipe); }, 0.0, 2},
-        };
-        cases.insert(cases.end(), more.begin(), more.end());
-    }
-    return cases;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -54,7 +25,7 @@ int main(int argc, char **argv) {
     std::printf("%-28s %12s %12s %12s %12s\n", "app", "max error", "tolerance", "run (ms)",
                 "compile (ms)");
     int failures = 0;
-    for (const apps::AppCase &app : demo_apps()) {
+    for (const apps::AppCase &app : apps::all_apps(true)) {
         if (ranks < app.min_ranks) {
             std::printf("%-28s skipped: needs at least %d ranks\n", app.name.c_str(),
                         app.min_ranks);

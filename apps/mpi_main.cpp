@@ -2,7 +2,7 @@
 // each rank's outputs against the single-process reference (which every rank
 // computes for itself from the same deterministic inputs).
 //
-//   mpirun --allow-run-as-root --oversubscribe -np 3 build/apps/coconet_mpi_app [app...]
+//   mpirun --allow-run-as-root --oversubscribe -np 3 build/apps/coconet_mpi_app ["app"...]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
