@@ -31,6 +31,10 @@ Program two_stage_pipeline(const PipelineConfig &c) {
 
     // Across stages: stage 0's activations go to stage 1.
     DFunc a1 = send(a0, stages[1], "a1");
+    if (c.split) {
+        // Each rank of stage 0 sends only its slice; stage 1 gathers them.
+        a1.compute_sliced();
+    }
 
     // Stage 1: the same layer, plus a residual connection.
     DFunc p1("p1");

@@ -41,8 +41,12 @@ private:
         switch (f->kind) {
         case FuncKind::Input: return {};
         case FuncKind::Collective:
-            // A split all_reduce stands for its all_gather (which reads the reduce_scatter).
-            return {f->gathered ? f->gathered : f->collective->source};
+            // A scheduled collective stands for its gather; its own source is
+            // still analyzed, for its layout.
+            if (f->gathered) {
+                return {f->gathered, f->collective->source};
+            }
+            return {f->collective->source};
         case FuncKind::Compute: break;
         }
         coconet_user_assert(f->func.defined())

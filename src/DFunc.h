@@ -95,7 +95,8 @@ public:
 
     // Reorder: this Replicated, element-wise consumer of gathered values (a
     // split all_reduce, an all_gather) is computed on slices, from the values
-    // before their gathers, and the all_gather moves to its output.
+    // before their gathers, and the all_gather moves to its output. On a send
+    // of a gathered value: the slices are sent and gathered on arrival.
     DFunc &compute_sliced();
 
     const std::string &name() const;

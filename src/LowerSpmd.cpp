@@ -19,9 +19,10 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     int arg_a = -1, arg_b = -1;
     switch (c.kind) {
     case CollectiveKind::ReduceScatter: arg_a = c.dim; break;
-    case CollectiveKind::AllGather:
+    case CollectiveKind::AllGather: arg_a = src.layout.dim; break;
     case CollectiveKind::SendRecv:
         arg_a = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
+        arg_b = src.layout.kind == LayoutKind::Local ? 1 : 0;
         break;
     case CollectiveKind::AllToAll:
         arg_a = c.dim;
@@ -113,7 +114,9 @@ SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
         }
         case FuncKind::Collective:
             if (f.gathered) {
-                notes[&f] = "split into " + f.sliced_part->name + " + " + f.gathered->name;
+                notes[&f] = (f.collective->kind == CollectiveKind::SendRecv ? "sends slices as "
+                                                                            : "split into ") +
+                            f.sliced_part->name + " + " + f.gathered->name;
                 continue;
             }
             funcs[&f] = collective_stage(f, analysis, resolve(nullptr, *f.collective->source), uc);

@@ -67,11 +67,10 @@ void run_collective(const DFuncContents &f, const Analysis &a, int world_size,
     if (c.kind == CollectiveKind::SendRecv) {
         dst_ranks = group_ranks(c.dst, world_size);
         coconet_user_assert(dst_ranks.extent() == ranks.extent() ||
-                            src.layout.kind == LayoutKind::Replicated)
+                            src.layout.kind != LayoutKind::Local)
             << f.name << ": send of " << c.source->name << " (" << src.layout.to_string() << ", "
             << ranks.extent() << " ranks) to " << c.dst.to_string() << " (" << dst_ranks.extent()
-            << " ranks) needs groups of the same size; only Replicated "
-            << "values can be sent between groups of different sizes.";
+            << " ranks) needs groups of the same size: a Local value has one part per rank.";
     }
     const Halide::Type type = f.func.type();
     for (int r = 0; r < world_size; r++) {
@@ -108,9 +107,15 @@ void run_collective(const DFuncContents &f, const Analysis &a, int world_size,
                         break;
                     }
                     case CollectiveKind::SendRecv:
-                        // Group rank i receives from group rank i mod (sender count).
-                        o(pos) = in((r - (int)dst_ranks.begin) % (int)ranks.extent() +
-                                    (int)ranks.begin)(pos);
+                        if (src.layout.kind == LayoutKind::Sliced) {
+                            // Re-sliced: each element from its owner among the senders.
+                            int d = src.layout.dim;
+                            o(pos) = in(owner(ranks, src.extents[d], pos[d]))(pos);
+                        } else {
+                            // Group rank i receives from group rank i mod (sender count).
+                            o(pos) = in((r - (int)dst_ranks.begin) % (int)ranks.extent() +
+                                        (int)ranks.begin)(pos);
+                        }
                         break;
                     }
                 });

@@ -177,9 +177,9 @@ TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
 
 TEST_CASE("groups that do not fit the world are refused", "[error]") {
     std::vector<Group> g = Group::world().split(2);
-    DFunc x = input("x", Float(32), {6}, Sliced(0, g[0]));
+    DFunc x = input("x", Float(32), {6}, Local(g[0]));
     Program p("p");
-    p.output(send(x, g[1]), Sliced(0, g[1]));
+    p.output(send(x, g[1]), Local(g[1]));
     CHECK_THAT(message_of<UserError>([&] { make_inputs(p, 1); }),
                Contains("A world of 1 ranks cannot be split into 2 groups"));
     JitProgram jit(p);
@@ -187,8 +187,9 @@ TEST_CASE("groups that do not fit the world are refused", "[error]") {
     CHECK_THAT(msg, Contains("send_x"));
     CHECK_THAT(msg, Contains("group"));
     CHECK_THAT(message_of<UserError>([&] { Reference(p).run(3, make_inputs(p, 3)); }),
-               Contains("send_x: send of x (Sliced(0) on group 0 of world.split(2), 1 ranks) to "
+               Contains("send_x: send of x (Local on group 0 of world.split(2), 1 ranks) to "
                         "group 1 of world.split(2) (2 ranks) needs groups of the same size"));
+    CHECK_THAT(msg, Contains("a Local value cannot be sent from a group of 1 ranks"));
 }
 
 TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {

@@ -155,3 +155,30 @@ TEST_CASE("collective traffic follows the schedule", "[schedules][traffic]") {
     }
     CHECK(bytes == 2u * 2 * 1200 * 4);
 }
+
+TEST_CASE("the scheduled pipeline sends 1/R of the cross-stage bytes", "[schedules][traffic]") {
+    apps::PipelineConfig pipe;
+    pipe.batch = 3;
+    pipe.hidden = 24; // divisible by every stage size below
+    for (int ranks : {2, 4, 8}) {
+        INFO(ranks << " ranks");
+        uint64_t sent[2] = {0, 0};
+        for (bool split : {false, true}) {
+            pipe.split = split;
+            Program p = apps::two_stage_pipeline(pipe);
+            std::vector<RankTraffic> traffic;
+            JitProgram(p).run_threads(ranks, make_inputs(p, ranks), 5.0, &traffic);
+            for (const RankTraffic &t : traffic) {
+                sent[split] += t.bytes[COCONET_SEND_RECV];
+            }
+            if (split) {
+                CHECK_THAT(print_plan(lower(p), ranks),
+                           Contains("[sends slices as a1_sliced + a1_ag]"));
+            }
+        }
+        const uint64_t activations = (uint64_t)pipe.hidden * pipe.batch * 4;
+        const uint64_t stage = ranks / 2;
+        CHECK(sent[false] == stage * activations); // every stage-0 rank sends all of it
+        CHECK(sent[true] == activations);          // each sends its slice
+    }
+}

@@ -121,6 +121,17 @@ void compute_typed(const Op &op, int p, halide_buffer_t *out) {
         }
         case COCONET_BROADCAST:
         case COCONET_SEND_RECV: {
+            if (op.kind == COCONET_SEND_RECV && op.a >= 0) {
+                // A sliced value: each element comes from its owner in the sending group.
+                int64_t y[kMaxDims];
+                std::copy(x, x + kMaxDims, y);
+                for (int64_t k = 0; k < n; k++) {
+                    y[0] = x[0] + k;
+                    const halide_buffer_t *src = in[owner(op.n[op.a], op.src, y[op.a])];
+                    o[k * ostride] = *(const T *)element_address(src, y);
+                }
+                break;
+            }
             int q = op.kind == COCONET_BROADCAST ? op.src.first + op.root
                                                  : op.src.first + (p - op.dst.first) % op.src.size;
             Row<T> r = row_of<T>(in[q], x);
@@ -243,7 +254,11 @@ bool Op::reads_from(int p, int q) const {
     case COCONET_REDUCE_SCATTER: return true;
     case COCONET_REDUCE: return p == src.first + root;
     case COCONET_BROADCAST: return q == src.first + root;
-    case COCONET_SEND_RECV: return (p - dst.first) % src.size == q - src.first;
+    case COCONET_SEND_RECV:
+        if (a < 0) {
+            return (p - dst.first) % src.size == q - src.first;
+        }
+        return !intersect(input_box(q), output_limit(p)).empty();
     default: return !intersect(input_box(q), output_limit(p)).empty();
     }
 }
@@ -260,8 +275,8 @@ std::string Op::check(int rank, const halide_buffer_t *in, const halide_buffer_t
     } else if ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) &&
                (root < 0 || root >= src.size)) {
         e << "root " << root << " is not a rank of a group of " << src.size << " ranks";
-    } else if (kind == COCONET_SEND_RECV && a >= 0 && src.size != dst.size) {
-        e << "a sliced value cannot be sent from a group of " << src.size << " ranks (first rank "
+    } else if (kind == COCONET_SEND_RECV && b == 1 && src.size != dst.size) {
+        e << "a Local value cannot be sent from a group of " << src.size << " ranks (first rank "
           << src.first << ") to a group of " << dst.size << " ranks (first rank " << dst.first
           << "): the groups must have the same size";
     } else if (src.has(rank) && !box_of(in).contains(input_box(rank))) {

@@ -102,9 +102,12 @@ int32_t coconet_size(void *user_context);
 //   BROADCAST(root):         in full box -> out[x] = in_root[x] (root is a group rank).
 //   REDUCE(op, root):        in full box -> out[x] = reduction on root, op's identity elsewhere.
 //   ALL_TO_ALL(a=d, b=e):    in = slice along e (full along d) -> out = sub-box of slice along d.
-//   SEND_RECV(a = sliced dim of the value or -1, dst_group): group rank i of `group` sends its
-//                            region of `in` to group rank i of `dst_group` (same nsplit),
-//                            which receives it in `out`.
+//   SEND_RECV(a = sliced dim of the value or -1, b = 1 for a Local value, dst_group):
+//                            from `group` to `dst_group` (same nsplit). A sliced value is
+//                            re-sliced: each receiver gets its slice (by its rank in
+//                            dst_group) from the senders that own it. Otherwise group rank i
+//                            of dst_group receives the whole value of sender i mod |group|;
+//                            a Local value needs groups of the same size.
 // In bounds-query mode (in->host == NULL and in->device == 0) the call only sets
 // the box of `in` that this rank needs; extent 0 when it needs nothing.
 int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op, int32_t root,
