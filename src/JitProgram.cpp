@@ -69,10 +69,12 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     for (const ProgramOutput &o : program.outputs()) {
         argv.push_back(out.at(o.func.name()).raw_buffer());
     }
+    // A communicator that failed before keeps its old message: only a new one is this run's.
+    const std::string earlier = coconet_comm_last_error(comm);
     int status = callable_.call_argv_fast(argv.size(), argv.data());
     if (status != 0) {
         std::string runtime_msg = coconet_comm_last_error(comm);
-        std::string msg = runtime_msg.empty() ? ctx.error : runtime_msg;
+        std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
         throw RuntimeError("Program " + program.name() + ", rank " + std::to_string(rank) + " of " +
                            std::to_string(size) + " (" + coconet_comm_backend(comm) + "): " + msg);
     }
