@@ -83,6 +83,17 @@ private:
     std::vector<std::pair<ReductionDomain, ReductionDomain>> domains;
 };
 
+// Halide's own directives on the user's Func (split, vectorize, parallel, ...)
+// carry over; the loop bounds of reduction variables stay the rebuilt ones.
+void copy_stage_schedule(const Definition &from, Definition &to) {
+    if (!from.schedule().touched()) {
+        return;
+    }
+    StageSchedule s = from.schedule().get_copy();
+    s.rvars() = to.schedule().rvars();
+    to.schedule() = s;
+}
+
 } // namespace
 
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
@@ -95,12 +106,15 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
         pure.emplace_back(name);
     }
     out(pure) = rebuilder.mutate(fn.definition().values()[0]);
-    for (const Definition &u : fn.updates()) {
+    copy_stage_schedule(fn.definition(), out.function().definition());
+    for (size_t i = 0; i < fn.updates().size(); i++) {
+        const Definition &u = fn.updates()[i];
         std::vector<Expr> args;
         for (const Expr &a : u.args()) {
             args.push_back(rebuilder.mutate(a));
         }
         out(args) = rebuilder.mutate(u.values()[0]);
+        copy_stage_schedule(u, out.function().update((int)i));
     }
     return out;
 }

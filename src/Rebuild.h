@@ -2,6 +2,8 @@
 // one lowering: calls to distributed Funcs go to whatever implements them there
 // (an extern stage, an input buffer, another rebuilt Func), and reduction
 // variables over a sliced dimension are restricted to the rank's slice.
+// Halide directives given on the user's Func (vectorize, parallel, split, ...)
+// are carried over to the rebuilt one.
 #ifndef COCONET_REBUILD_H
 #define COCONET_REBUILD_H
 

@@ -182,3 +182,40 @@ TEST_CASE("the scheduled pipeline sends 1/R of the cross-stage bytes", "[schedul
         CHECK(sent[true] == activations);          // each sends its slice
     }
 }
+
+TEST_CASE("Halide's own directives still schedule the compute", "[schedules]") {
+    DFunc g = input("g", Halide::Float(32), {37, 5}, Local());
+    DFunc m = input("m", Halide::Float(32), {37, 5}, Sliced(1));
+    Halide::Var i("i"), j("j"), io("io"), ii("ii");
+    DFunc total = all_reduce(g, ReduceOp::Sum, "total");
+    DFunc step("step");
+    step(i, j) = m(i, j) * 0.5f + total(i, j);
+    step.func().split(i, io, ii, 8, Halide::TailStrategy::GuardWithIf).vectorize(ii).parallel(j);
+    Halide::RDom r(0, 37, "r");
+    DFunc norm("norm"); // a reduction over a replicated dimension, its update vectorized
+    norm(j) = 0.0f;
+    norm(j) += step(r, j) * step(r, j);
+    norm.func().vectorize(j, 4, Halide::TailStrategy::GuardWithIf);
+    norm.func().update().vectorize(j, 4, Halide::TailStrategy::GuardWithIf);
+    Program p("halide_directives");
+    p.output(step, Sliced(1)).output(norm, Sliced(0));
+    check_matches_reference(p);
+
+    // The directives are on the lowered Funcs, not only on the user's.
+    std::vector<Halide::Func> lowered = lower(p).spmd.pipeline.outputs();
+    REQUIRE(lowered.size() == 2);
+    auto for_type = [](const Halide::Internal::Definition &d, const std::string &var) {
+        for (const auto &dim : d.schedule().dims()) {
+            // Halide numbers the vars a vectorize splits off (j.v4, ...): match the prefix.
+            if (dim.var.compare(0, var.size(), var) == 0) {
+                return dim.for_type;
+            }
+        }
+        return Halide::Internal::ForType::Extern;
+    };
+    CHECK(for_type(lowered[0].function().definition(), "i.ii") ==
+          Halide::Internal::ForType::Vectorized);
+    CHECK(for_type(lowered[0].function().definition(), "j") == Halide::Internal::ForType::Parallel);
+    CHECK(for_type(lowered[1].function().update(0), "j.v") ==
+          Halide::Internal::ForType::Vectorized);
+}
