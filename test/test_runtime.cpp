@@ -121,7 +121,7 @@ TEST_CASE("an output the rank cannot produce is refused with a message", "[runti
 TEST_CASE("a missing rank times out with its name; abort stops the others", "[runtime]") {
     std::string errors[3];
     int rc[3];
-    on_ranks(3, 0.3, [&](int r, coconet_comm *c) {
+    on_ranks(3, 1.0, [&](int r, coconet_comm *c) {
         if (r == 2) {
             return; // never arrives
         }
