@@ -8,6 +8,9 @@
 namespace coconet_rt {
 
 int64_t Box::count() const {
+    if (none) {
+        return 0;
+    }
     int64_t n = 1;
     for (int d = 0; d < dims; d++) {
         n *= std::max<int64_t>(extent[d], 0);
@@ -28,6 +31,9 @@ bool Box::contains(const Box &inner) const {
 }
 
 std::string Box::to_string() const {
+    if (none) {
+        return "nothing";
+    }
     std::ostringstream s;
     s << "[";
     for (int d = 0; d < dims; d++) {
@@ -47,9 +53,17 @@ Box box_of(const halide_buffer_t *b) {
     return box;
 }
 
+Box no_box(int dims) {
+    Box b;
+    b.dims = dims;
+    b.none = true;
+    return b;
+}
+
 Box intersect(const Box &a, const Box &b) {
     Box r;
     r.dims = a.dims;
+    r.none = a.none || b.none;
     for (int d = 0; d < a.dims; d++) {
         int64_t lo = std::max(a.min[d], b.min[d]);
         int64_t hi = std::min(a.min[d] + a.extent[d], b.min[d] + b.extent[d]);

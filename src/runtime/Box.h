@@ -16,6 +16,8 @@ struct Box {
     int dims = 0;
     int64_t min[kMaxDims] = {0, 0, 0, 0};
     int64_t extent[kMaxDims] = {0, 0, 0, 0};
+    // No element at all: needed because a 0-D box otherwise holds one element.
+    bool none = false;
 
     int64_t count() const;
     bool empty() const { return count() == 0; }
@@ -24,6 +26,8 @@ struct Box {
 };
 
 Box box_of(const halide_buffer_t *b);
+// The box with no element, min 0 and extent 0 in every dimension.
+Box no_box(int dims);
 Box intersect(const Box &a, const Box &b);
 // Writes `box` into the buffer's dims (bounds-query answers).
 void set_box(halide_buffer_t *b, const Box &box);

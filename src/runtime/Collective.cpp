@@ -1,30 +1,15 @@
-// The plan of a collective and the element-wise computation of its output.
+// The plan of a collective (see Collective.h) and the element-wise
+// computation of a rank's output from its peers' inputs.
 #include "Collective.h"
 
 #include <algorithm>
-#include <limits>
 #include <sstream>
-#include <type_traits>
+
+#include "Reduce.h"
 
 namespace coconet_rt {
 
 namespace {
-
-struct Slice {
-    int64_t begin, end;
-};
-
-Slice slice_of(int64_t n, int parts, int index) {
-    int64_t b = 0, e = 0;
-    coconet_slice_range(n, parts, index, &b, &e);
-    return Slice{b, e};
-}
-
-GroupInfo group_of(int world_size, int nsplit, int group) {
-    GroupInfo g;
-    coconet_group_range(world_size, nsplit, group, &g.first, &g.size);
-    return g;
-}
 
 Box full_box(const Op &op) {
     Box b;
@@ -35,136 +20,57 @@ Box full_box(const Op &op) {
     return b;
 }
 
-Box sliced(Box b, int dim, const Op &op, const GroupInfo &g, int rank) {
-    Slice s = slice_of(op.n[dim], g.size, rank - g.first);
-    b.min[dim] = s.begin;
-    b.extent[dim] = s.end - s.begin;
-    return b;
-}
-
 Box empty_box(const Op &op) {
-    Box b;
-    b.dims = op.dims;
+    return no_box(op.dims);
+}
+
+// Rank r's slice of b along dimension dim, by group rank in g.
+Box sliced(Box b, int dim, const Op &op, const Group &g, int r) {
+    const Range s = slice_of(op.n[dim], g.size, g.local(r));
+    b.min[dim] = s.begin;
+    b.extent[dim] = s.size();
     return b;
 }
 
-// The rank of group g that owns index i of a dimension of extent n.
-int owner(int64_t n, const GroupInfo &g, int64_t i) {
-    const int64_t block = (n + g.size - 1) / g.size;
-    return g.first + (int)(i / std::max<int64_t>(block, 1));
+bool is_reduction(int kind) {
+    return kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER || kind == COCONET_REDUCE;
+}
+
+std::string group_name(const Group &g) {
+    return "group " + std::to_string(g.index) + " of world.split(" + std::to_string(g.nsplit) +
+           "), first rank " + std::to_string(g.first);
 }
 
 template<typename T>
-T identity_of(int red) {
-    switch (red) {
-    case COCONET_PROD: return T(1);
-    case COCONET_MAX:
-        return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::lowest();
-    case COCONET_MIN:
-        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::max();
-    default: return T(0);
-    }
-}
-
-template<typename T>
-T apply(int red, T a, T b) {
-    switch (red) {
-    case COCONET_PROD: return (T)(a * b);
-    case COCONET_MAX: return a > b ? a : b;
-    case COCONET_MIN: return a < b ? a : b;
-    default: return (T)(a + b);
-    }
-}
-
-// A row of n elements of buffer b starting at global point x.
-template<typename T>
-struct Row {
-    const T *p;
-    int64_t stride;
-    T operator[](int64_t k) const { return p[k * stride]; }
-};
-
-template<typename T>
-Row<T> row_of(const halide_buffer_t *b, const int64_t *x) {
-    return Row<T>{(const T *)element_address(b, x), b->dimensions > 0 ? b->dim[0].stride : 1};
-}
-
-template<typename T>
-void compute_typed(const Op &op, int p, halide_buffer_t *out) {
+void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
     const auto &in = op.peer_inputs;
-    const int64_t ostride = out->dimensions > 0 ? out->dim[0].stride : 1;
+    const int64_t os = out->dimensions > 0 ? out->dim[0].stride : 1;
+    const bool identity = op.kind == COCONET_REDUCE && p != op.src.first + op.root;
+    const T id = reduce_identity<T>(op.red);
     for_each_row(box_of(out), [&](const int64_t *x, int64_t n) {
         T *o = (T *)element_address(out, x);
-        switch (op.kind) {
-        case COCONET_ALL_REDUCE:
-        case COCONET_REDUCE_SCATTER:
-        case COCONET_REDUCE: {
-            if (op.kind == COCONET_REDUCE && p != op.src.first + op.root) {
-                for (int64_t k = 0; k < n; k++) {
-                    o[k * ostride] = identity_of<T>(op.red);
-                }
-                break;
-            }
-            Row<T> first = row_of<T>(in[op.src.first], x);
+        if (identity) {
             for (int64_t k = 0; k < n; k++) {
-                o[k * ostride] = first[k];
+                o[k * os] = id;
             }
-            for (int q = op.src.first + 1; q < op.src.first + op.src.size; q++) {
-                Row<T> r = row_of<T>(in[q], x);
+            return;
+        }
+        // acc = x_0, then acc = op(acc, x_q) in group-rank order.
+        for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+            const halide_buffer_t *b = in[q];
+            const T *s = (const T *)element_address(b, x);
+            const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
+            if (q == op.src.first) {
                 for (int64_t k = 0; k < n; k++) {
-                    o[k * ostride] = apply<T>(op.red, o[k * ostride], r[k]);
+                    o[k * os] = s[k * ss];
+                }
+            } else {
+                for (int64_t k = 0; k < n; k++) {
+                    o[k * os] = reduce_combine<T>(op.red, o[k * os], s[k * ss]);
                 }
             }
-            break;
-        }
-        case COCONET_BROADCAST:
-        case COCONET_SEND_RECV: {
-            if (op.kind == COCONET_SEND_RECV && op.a >= 0) {
-                // A sliced value: each element comes from its owner in the sending group.
-                int64_t y[kMaxDims];
-                std::copy(x, x + kMaxDims, y);
-                for (int64_t k = 0; k < n; k++) {
-                    y[0] = x[0] + k;
-                    const halide_buffer_t *src = in[owner(op.n[op.a], op.src, y[op.a])];
-                    o[k * ostride] = *(const T *)element_address(src, y);
-                }
-                break;
-            }
-            int q = op.kind == COCONET_BROADCAST ? op.src.first + op.root
-                                                 : op.src.first + (p - op.dst.first) % op.src.size;
-            Row<T> r = row_of<T>(in[q], x);
-            for (int64_t k = 0; k < n; k++) {
-                o[k * ostride] = r[k];
-            }
-            break;
-        }
-        case COCONET_ALL_GATHER:
-        case COCONET_ALL_TO_ALL: {
-            const int dim = op.kind == COCONET_ALL_GATHER ? op.a : op.b;
-            int64_t y[kMaxDims];
-            std::copy(x, x + kMaxDims, y);
-            for (int64_t k = 0; k < n; k++) {
-                y[0] = x[0] + k;
-                const halide_buffer_t *src = in[owner(op.n[dim], op.src, y[dim])];
-                o[k * ostride] = *(const T *)element_address(src, y);
-            }
-            break;
-        }
         }
     });
-}
-
-bool supported(const halide_type_t &t) {
-    if (t.lanes != 1) {
-        return false;
-    }
-    if (t.code == halide_type_float) {
-        return t.bits == 32 || t.bits == 64;
-    }
-    return (t.code == halide_type_int || t.code == halide_type_uint) &&
-           (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64);
 }
 
 } // namespace
@@ -173,6 +79,10 @@ const char *Op::kind_name() const {
     static const char *names[] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast",
                                   "reduce",     "all_to_all",     "send"};
     return kind >= 0 && kind <= COCONET_SEND_RECV ? names[kind] : "unknown collective";
+}
+
+std::string Op::what() const {
+    return std::string(kind_name()) + " '" + name + "'";
 }
 
 Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a, int32_t b,
@@ -185,30 +95,122 @@ Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a,
     op.root = root;
     op.a = a;
     op.b = b;
+    op.nsplit = nsplit;
+    op.world_size = world_size;
     op.dims = dims;
     for (int d = 0; d < kMaxDims; d++) {
         op.n[d] = n[d];
     }
-    op.src = group_of(world_size, std::max(nsplit, 1), group);
-    op.dst =
-        kind == COCONET_SEND_RECV ? group_of(world_size, std::max(nsplit, 1), dst_group) : op.src;
+    // Out-of-range groups give empty groups here; check_args reports them.
+    const bool groups_ok = nsplit >= 1 && nsplit <= world_size;
+    if (groups_ok && group >= 0 && group < nsplit) {
+        op.src = group_of(world_size, nsplit, group);
+    }
+    op.src.index = group;
+    op.src.nsplit = nsplit;
+    op.dst = op.src;
+    if (kind == COCONET_SEND_RECV) {
+        op.dst = Group{};
+        if (groups_ok && dst_group >= 0 && dst_group < nsplit) {
+            op.dst = group_of(world_size, nsplit, dst_group);
+        }
+        op.dst.index = dst_group;
+        op.dst.nsplit = nsplit;
+    }
     op.peer_inputs.assign(world_size, nullptr);
     return op;
 }
 
+std::string Op::check_args() const {
+    std::ostringstream e;
+    auto is_dim = [&](int d) { return d >= 0 && d < dims; };
+    if (kind < 0 || kind > COCONET_SEND_RECV) {
+        e << "unknown collective kind " << kind;
+    } else if (dims > kMaxDims) {
+        e << "buffers have " << dims << " dimensions; at most " << kMaxDims << " are supported";
+    } else if (nsplit < 1 || nsplit > world_size) {
+        e << "a world of " << world_size << " ranks cannot be split into " << nsplit << " groups";
+    } else if (src.index < 0 || src.index >= nsplit) {
+        e << "group " << src.index << " is not a group of world.split(" << nsplit << ")";
+    } else if (kind == COCONET_SEND_RECV && (dst.index < 0 || dst.index >= nsplit)) {
+        e << "destination group " << dst.index << " is not a group of world.split(" << nsplit
+          << ")";
+    } else if (is_reduction(kind) && !valid_reduce_op(red)) {
+        e << "unknown reduction op " << red;
+    } else if ((kind == COCONET_REDUCE_SCATTER || kind == COCONET_ALL_GATHER ||
+                kind == COCONET_ALL_TO_ALL) &&
+               !is_dim(a)) {
+        e << "dimension a = " << a << " is not a dimension of a " << dims << "-D buffer";
+    } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(b) || b == a)) {
+        e << "dimension b = " << b << " must be a dimension of a " << dims
+          << "-D buffer other than a = " << a;
+    } else if (kind == COCONET_SEND_RECV && a != -1 && !is_dim(a)) {
+        e << "dimension a = " << a << " is neither -1 nor a dimension of a " << dims << "-D buffer";
+    } else if (kind == COCONET_SEND_RECV && b == 1 && a >= 0) {
+        e << "a Local value (b = 1) cannot be sliced (a = " << a << ")";
+    } else if (kind == COCONET_SEND_RECV && b == 1 && src.size != dst.size) {
+        // Sliced values are re-sliced and Replicated ones read sender i mod
+        // |src|, for any sizes; a Local value has no such meaning.
+        e << "a Local value cannot be sent from a group of " << src.size << " ranks ("
+          << group_name(src) << ") to a group of " << dst.size << " ranks (" << group_name(dst)
+          << "): the groups must have the same size";
+    } else if ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) &&
+               (root < 0 || root >= src.size)) {
+        e << "root " << root << " is not a rank of a group of " << src.size << " ranks ("
+          << group_name(src) << ")";
+    } else {
+        for (int d = 0; d < dims; d++) {
+            if (n[d] < 0) {
+                e << "global extent n" << d << " = " << n[d] << " is negative";
+                break;
+            }
+        }
+    }
+    return e.str();
+}
+
+std::string Op::check_buffers(int rank, const halide_buffer_t *in,
+                              const halide_buffer_t *out) const {
+    std::ostringstream e;
+    if (in->dimensions != dims || out->dimensions != dims) {
+        e << "input and output must have the same number of dimensions, got " << in->dimensions
+          << " and " << out->dimensions;
+    } else if (!(in->type == out->type)) {
+        e << "input and output element types differ: " << type_name(in->type) << " and "
+          << type_name(out->type);
+    } else if (!supported_type(in->type)) {
+        e << "unsupported element type " << type_name(in->type);
+    } else if (src.has(rank) && !box_of(in).contains(input_box(rank))) {
+        e << "the input holds " << box_of(in).to_string() << " but this rank must provide "
+          << input_box(rank).to_string();
+    } else if (!output_limit(rank).contains(box_of(out))) {
+        e << "the output asks for " << box_of(out).to_string() << " but this rank can produce "
+          << output_limit(rank).to_string();
+    }
+    return e.str();
+}
+
+bool Op::same_call(const Op &o) const {
+    const bool uses_a =
+        kind != COCONET_ALL_REDUCE && kind != COCONET_BROADCAST && kind != COCONET_REDUCE;
+    const bool uses_b = kind == COCONET_ALL_TO_ALL || kind == COCONET_SEND_RECV;
+    if (name != o.name || kind != o.kind || nsplit != o.nsplit || src.index != o.src.index ||
+        dst.index != o.dst.index || dims != o.dims || (uses_a && a != o.a) ||
+        (uses_b && b != o.b) || (is_reduction(kind) && red != o.red) ||
+        ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) && root != o.root)) {
+        return false;
+    }
+    return std::equal(n, n + dims, o.n);
+}
+
 std::vector<int> Op::participants() const {
     std::vector<int> ranks;
-    for (int r = std::min(src.first, dst.first);
-         r < std::max(src.first + src.size, dst.first + dst.size); r++) {
+    for (int r = 0; r < world_size; r++) {
         if (participates(r)) {
             ranks.push_back(r);
         }
     }
     return ranks;
-}
-
-bool Op::participates(int rank) const {
-    return src.has(rank) || dst.has(rank);
 }
 
 Box Op::input_box(int r) const {
@@ -239,10 +241,11 @@ Box Op::output_limit(int r) const {
 
 Box Op::block(int q) const {
     Box b = full_box(*this);
-    if (dims > 0) {
-        b = sliced(b, dims - 1, *this, src, q);
-    }
-    return b;
+    return dims > 0 ? sliced(b, dims - 1, *this, src, q) : b;
+}
+
+int Op::sender_of(int p) const {
+    return src.first + dst.local(p) % std::max(src.size, 1);
 }
 
 bool Op::reads_from(int p, int q) const {
@@ -256,58 +259,41 @@ bool Op::reads_from(int p, int q) const {
     case COCONET_BROADCAST: return q == src.first + root;
     case COCONET_SEND_RECV:
         if (a < 0) {
-            return (p - dst.first) % src.size == q - src.first;
+            return q == sender_of(p);
         }
         return !intersect(input_box(q), output_limit(p)).empty();
     default: return !intersect(input_box(q), output_limit(p)).empty();
     }
 }
 
-std::string Op::check(int rank, const halide_buffer_t *in, const halide_buffer_t *out) const {
-    std::ostringstream e;
-    if (kind < 0 || kind > COCONET_SEND_RECV) {
-        e << "unknown collective kind " << kind;
-    } else if (dims > kMaxDims || in->dimensions != dims || out->dimensions != dims) {
-        e << "input and output must have " << dims << " dimensions (at most " << kMaxDims
-          << "), got " << in->dimensions << " and " << out->dimensions;
-    } else if (!(in->type == out->type) || !supported(in->type)) {
-        e << "input and output must have the same supported element type";
-    } else if ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) &&
-               (root < 0 || root >= src.size)) {
-        e << "root " << root << " is not a rank of a group of " << src.size << " ranks";
-    } else if (kind == COCONET_SEND_RECV && b == 1 && src.size != dst.size) {
-        e << "a Local value cannot be sent from a group of " << src.size << " ranks (first rank "
-          << src.first << ") to a group of " << dst.size << " ranks (first rank " << dst.first
-          << "): the groups must have the same size";
-    } else if (src.has(rank) && !box_of(in).contains(input_box(rank))) {
-        e << "the input holds " << box_of(in).to_string() << " but this rank must provide "
-          << input_box(rank).to_string();
-    } else if (!output_limit(rank).contains(box_of(out))) {
-        e << "the output asks for " << box_of(out).to_string() << " but this rank can produce "
-          << output_limit(rank).to_string();
-    }
-    return e.str();
-}
-
 void compute_output(const Op &op, int p, halide_buffer_t *out) {
-    switch (out->type.code) {
-    case halide_type_float:
-        return out->type.bits == 32 ? compute_typed<float>(op, p, out)
-                                    : compute_typed<double>(op, p, out);
-    case halide_type_int:
-        switch (out->type.bits) {
-        case 8: return compute_typed<int8_t>(op, p, out);
-        case 16: return compute_typed<int16_t>(op, p, out);
-        case 32: return compute_typed<int32_t>(op, p, out);
-        default: return compute_typed<int64_t>(op, p, out);
+    const Box want = box_of(out);
+    if (want.empty()) {
+        return;
+    }
+    switch (op.kind) {
+    case COCONET_ALL_REDUCE:
+    case COCONET_REDUCE_SCATTER:
+    case COCONET_REDUCE:
+        with_element_type(out->type, [&](auto zero) { reduce_typed<decltype(zero)>(op, p, out); });
+        return;
+    case COCONET_BROADCAST: copy_box(op.peer_inputs[op.src.first + op.root], out, want); return;
+    case COCONET_SEND_RECV:
+        if (op.a < 0) {
+            copy_box(op.peer_inputs[op.sender_of(p)], out, want);
+            return;
         }
+        // A sliced value is re-sliced: like a gather, from the senders owning each part.
+        [[fallthrough]];
     default:
-        switch (out->type.bits) {
-        case 8: return compute_typed<uint8_t>(op, p, out);
-        case 16: return compute_typed<uint16_t>(op, p, out);
-        case 32: return compute_typed<uint32_t>(op, p, out);
-        default: return compute_typed<uint64_t>(op, p, out);
+        // ALL_GATHER, ALL_TO_ALL: each part of the output from the rank owning it.
+        for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+            const Box part = intersect(want, op.input_box(q));
+            if (!part.empty()) {
+                copy_box(op.peer_inputs[q], out, part);
+            }
         }
+        return;
     }
 }
 

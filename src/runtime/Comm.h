@@ -1,40 +1,46 @@
 // The communicator behind the C ABI: rank, size, timeout, error reporting and
-// counters shared by every backend, and the one virtual operation a backend
-// implements: run a collective whose data movement plan is given.
+// counters shared by every backend, and the operations a backend implements
+// (barrier, abort, and moving the data of one collective).
 #ifndef COCONET_RUNTIME_COMM_H
 #define COCONET_RUNTIME_COMM_H
 
 #include <atomic>
 #include <string>
-#include <vector>
 
 #include "Collective.h"
+
+namespace coconet_rt {
+constexpr int kNumKinds = COCONET_SEND_RECV + 1;
+// The timeout a communicator starts with: COCONET_TIMEOUT_S when set, else
+// `requested` when positive, else 10 s.
+double initial_timeout(double requested);
+} // namespace coconet_rt
 
 struct coconet_comm {
     coconet_comm(int rank, int size, double timeout);
     virtual ~coconet_comm() = default;
+    coconet_comm(const coconet_comm &) = delete;
+    coconet_comm &operator=(const coconet_comm &) = delete;
 
     virtual const char *backend() const = 0;
     virtual int barrier(const char *what) = 0;
     virtual void abort(const char *reason) = 0;
-    // Runs `op` on this rank (a participant): make peers' inputs available as
-    // op.peer_inputs, call compute_output, and keep this rank's input readable
-    // until the peers that read it are done.
+    // Runs `op` on this rank (a participant, arguments checked): make peers'
+    // inputs available as op.peer_inputs, compute this rank's output, and keep
+    // this rank's input readable until the peers that read it are done.
     virtual int run(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out) = 0;
 
-    // Records and prints a failure; returns `code`.
+    // Records the message (coconet_comm_last_error), prints it once to stderr
+    // prefixed "coconet: ", and returns `code`.
     int fail(int code, const std::string &message);
-    void count(int kind, uint64_t bytes_sent);
+    // Adds to this rank's byte counter (thread-safe: threads peers call it).
+    void count_bytes(int kind, uint64_t bytes);
 
     const int rank, size;
     double timeout;
     std::string last_error;
-    std::atomic<uint64_t> bytes[7];
-    std::atomic<uint64_t> ops[7];
+    std::atomic<uint64_t> bytes[coconet_rt::kNumKinds];
+    std::atomic<uint64_t> ops[coconet_rt::kNumKinds];
 };
-
-namespace coconet_rt {
-double default_timeout(double requested);
-}
 
 #endif

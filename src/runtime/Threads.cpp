@@ -1,15 +1,19 @@
-// Threads backend: R ranks as threads of one process. Ranks meet at a
-// rendezvous per set of participants, post their input buffers, read their
-// peers' inputs directly (shared address space) and meet again before anyone
-// returns, so no input is freed while a peer reads it.
+// Threads backend: R ranks as threads of one process. The participants of a
+// collective meet at a rendezvous (one per set of participants), post their
+// buffers, read their peers' inputs directly (shared address space) and meet
+// again before anyone returns, so no input is freed while a peer reads it.
+// A timeout or an abort marks the whole world failed: its rendezvous state is
+// then inconsistent, and peers must not wait for ranks that gave up.
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include "Comm.h"
+#include "Errors.h"
+#include "Reduce.h"
 
 using coconet_rt::Op;
 
@@ -19,6 +23,7 @@ struct ThreadsComm;
 
 // What a rank shows its peers at a rendezvous.
 struct Posted {
+    const Op *op = nullptr;
     const halide_buffer_t *in = nullptr;
     const halide_buffer_t *out = nullptr;
 };
@@ -33,15 +38,27 @@ struct Rendezvous {
     std::vector<Posted> completed;
 };
 
+// Barriers and collectives over the same ranks meet at different rendezvous,
+// so that a rank in a barrier never pairs with a peer in a collective.
+enum Channel { kCollective, kBarrier };
+
+// A meeting that starts an operation gives up when the world has failed. One
+// inside a started operation does not: every member is known to be on its way
+// (nothing between the meetings blocks), and leaving early would let a rank
+// free its input while peers still read it.
+enum Stage { kStart, kInside };
+using RendezvousKey = std::pair<Channel, std::vector<int>>;
+
 } // namespace
 
 struct coconet_threads_world {
     explicit coconet_threads_world(int size) : size(size) {}
 
     // Every rank in `members` posts `mine`; returns when all have (then `all`,
-    // if given, receives what every rank posted), fails on timeout or abort.
-    int meet(ThreadsComm &c, const std::vector<int> &members, Posted mine, const std::string &what,
-             std::vector<Posted> *all);
+    // if given, receives what every rank posted, indexed by world rank).
+    // Fails on timeout (naming the ranks that did not arrive) or abort.
+    int meet(ThreadsComm &c, Channel channel, Stage stage, const std::vector<int> &members,
+             Posted mine, const std::string &what, std::vector<Posted> *all);
     void fail_all(const std::string &why);
 
     const int size;
@@ -49,7 +66,7 @@ struct coconet_threads_world {
     std::condition_variable cv;
     bool failed = false;
     std::string failure;
-    std::map<std::vector<int>, Rendezvous> rendezvous;
+    std::map<RendezvousKey, Rendezvous> rendezvous;
     std::vector<std::unique_ptr<ThreadsComm>> comms;
 };
 
@@ -66,7 +83,8 @@ struct ThreadsComm : coconet_comm {
         for (int r = 0; r < size; r++) {
             all.push_back(r);
         }
-        return world->meet(*this, all, Posted{}, std::string("barrier '") + what + "'", nullptr);
+        return world->meet(*this, kBarrier, kStart, all, Posted{},
+                           std::string("barrier '") + what + "'", nullptr);
     }
 
     void abort(const char *reason) override {
@@ -75,34 +93,64 @@ struct ThreadsComm : coconet_comm {
 
     int run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) override {
         const std::vector<int> members = op.participants();
-        const std::string what = std::string(op.kind_name()) + " '" + op.name + "'";
+        const std::string what = op.what();
         std::vector<Posted> posted;
-        int rc = world->meet(*this, members, Posted{in, out}, what, &posted);
+        int rc =
+            world->meet(*this, kCollective, kStart, members, Posted{&op, in, out}, what, &posted);
         if (rc != COCONET_OK) {
             return rc;
         }
-        for (int q : members) {
-            op.peer_inputs[q] = posted[q].in;
-        }
-        if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 && all_outputs_full(op, members, posted)) {
-            rc = all_reduce_by_blocks(op, members, posted, out, what);
-        } else if (op.dst.has(rank)) {
-            coconet_rt::compute_output(op, rank, out);
+        const std::string mismatch = find_mismatch(op, in, members, posted);
+        if (mismatch.empty()) {
             for (int q : members) {
-                if (q != rank) {
-                    world->comms[q]->count(op.kind, coconet_rt::bytes_read(op, rank, q, out));
+                op.peer_inputs[q] = posted[q].in;
+            }
+            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 &&
+                all_outputs_full(op, members, posted)) {
+                rc = all_reduce_by_blocks(op, members, posted, out);
+            } else if (op.dst.has(rank)) {
+                coconet_rt::compute_output(op, rank, out);
+                for (int q : members) {
+                    if (q != rank) {
+                        world->comms[q]->count_bytes(op.kind,
+                                                     coconet_rt::bytes_read(op, rank, q, out));
+                    }
                 }
             }
         }
-        // Peers may still be reading this rank's buffers.
-        return rc != COCONET_OK ? rc : world->meet(*this, members, Posted{}, what, nullptr);
+        // Peers may still be reading this rank's buffers (or its Op, to compare).
+        const int done = world->meet(*this, kCollective, kInside, members, Posted{}, what, nullptr);
+        if (!mismatch.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
+        }
+        return rc != COCONET_OK ? rc : done;
+    }
+
+    // Ranks that meet must make the same call: every rank compares itself with
+    // all the others, so either all of them find a mismatch or none does.
+    std::string find_mismatch(const Op &op, const halide_buffer_t *in,
+                              const std::vector<int> &members,
+                              const std::vector<Posted> &posted) const {
+        for (int q : members) {
+            const Posted &p = posted[q];
+            if (!p.op->same_call(op)) {
+                return "rank " + std::to_string(q) + " called " + p.op->what() +
+                       " with other arguments at the same time: every participant must make the "
+                       "same collective calls in the same order";
+            }
+            if (!(p.in->type == in->type)) {
+                return "rank " + std::to_string(q) + " passed " +
+                       coconet_rt::type_name(p.in->type) + " buffers, this rank " +
+                       coconet_rt::type_name(in->type);
+            }
+        }
+        return "";
     }
 
     static bool all_outputs_full(const Op &op, const std::vector<int> &members,
                                  const std::vector<Posted> &posted) {
         for (int q : members) {
-            coconet_rt::Box b = coconet_rt::box_of(posted[q].out);
-            if (b.count() != op.output_limit(q).count()) {
+            if (coconet_rt::box_of(posted[q].out).count() != op.output_limit(q).count()) {
                 return false;
             }
         }
@@ -112,10 +160,9 @@ struct ThreadsComm : coconet_comm {
     // An all-reduce whose every output is the full box: each rank reduces one
     // block of the inputs into its own output, then copies the other blocks
     // from their owners' outputs. Every input element is read once instead of
-    // once per rank.
+    // once per rank, and the traffic is that of a reduce-scatter + all-gather.
     int all_reduce_by_blocks(Op &op, const std::vector<int> &members,
-                             const std::vector<Posted> &posted, halide_buffer_t *out,
-                             const std::string &what) {
+                             const std::vector<Posted> &posted, halide_buffer_t *out) {
         const int bytes = out->type.bytes();
         const coconet_rt::Box mine = op.block(rank);
         if (!mine.empty()) {
@@ -124,10 +171,11 @@ struct ThreadsComm : coconet_comm {
         }
         for (int q : members) {
             if (q != rank) {
-                world->comms[q]->count(op.kind, (uint64_t)mine.count() * bytes);
+                world->comms[q]->count_bytes(op.kind, (uint64_t)mine.count() * bytes);
             }
         }
-        int rc = world->meet(*this, members, Posted{}, what + " (reduced blocks)", nullptr);
+        int rc = world->meet(*this, kCollective, kInside, members, Posted{},
+                             op.what() + " (reduced blocks)", nullptr);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -135,7 +183,7 @@ struct ThreadsComm : coconet_comm {
             const coconet_rt::Box theirs = op.block(q);
             if (q != rank && !theirs.empty()) {
                 coconet_rt::copy_box(posted[q].out, out, theirs);
-                world->comms[q]->count(op.kind, (uint64_t)theirs.count() * bytes);
+                world->comms[q]->count_bytes(op.kind, (uint64_t)theirs.count() * bytes);
             }
         }
         return COCONET_OK;
@@ -144,28 +192,21 @@ struct ThreadsComm : coconet_comm {
     coconet_threads_world *world;
 };
 
-std::string rank_list(const std::vector<int> &ranks) {
-    std::ostringstream s;
-    s << (ranks.size() == 1 ? "rank " : "ranks ");
-    for (size_t i = 0; i < ranks.size(); i++) {
-        s << (i ? ", " : "") << ranks[i];
-    }
-    return s.str();
-}
-
 } // namespace
 
-int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members, Posted mine,
+int coconet_threads_world::meet(ThreadsComm &c, Channel channel, Stage stage,
+                                const std::vector<int> &members, Posted mine,
                                 const std::string &what, std::vector<Posted> *all) {
     std::unique_lock<std::mutex> lock(mutex);
     auto aborted = [&] {
         return c.fail(COCONET_ERR_ABORTED,
-                      "rank " + std::to_string(c.rank) + ": " + what + " aborted: " + failure);
+                      coconet_rt::op_label(c.rank, what) + " aborted: " + failure);
     };
-    if (failed) {
+    const bool give_up_on_failure = stage == kStart;
+    if (failed && give_up_on_failure) {
         return aborted();
     }
-    Rendezvous &r = rendezvous[members];
+    Rendezvous &r = rendezvous[RendezvousKey(channel, members)];
     if (r.posted.empty()) {
         r.posted.assign(size, Posted{});
         r.arrived_in.assign(size, 0);
@@ -181,20 +222,22 @@ int coconet_threads_world::meet(ThreadsComm &c, const std::vector<int> &members,
     } else {
         const auto deadline =
             std::chrono::steady_clock::now() + std::chrono::duration<double>(c.timeout);
-        if (!cv.wait_until(lock, deadline, [&] { return r.generation != gen || failed; })) {
+        if (!cv.wait_until(lock, deadline,
+                           [&] { return r.generation != gen || (failed && give_up_on_failure); })) {
             std::vector<int> missing;
             for (int m : members) {
                 if (r.arrived_in[m] != gen + 1) {
                     missing.push_back(m);
                 }
             }
-            std::ostringstream msg;
-            msg << "rank " << c.rank << ": " << what << " timed out after " << c.timeout
-                << " s waiting for " << rank_list(missing);
-            failed = true;
-            failure = msg.str();
+            const std::string msg = coconet_rt::timeout_message(c.rank, what, c.timeout,
+                                                                coconet_rt::rank_list(missing));
+            if (!failed) {
+                failed = true;
+                failure = msg;
+            }
             cv.notify_all();
-            return c.fail(COCONET_ERR_TIMEOUT, msg.str());
+            return c.fail(COCONET_ERR_TIMEOUT, msg);
         }
         if (r.generation == gen) {
             return aborted();

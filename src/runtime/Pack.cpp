@@ -1,0 +1,25 @@
+// Packed boxes (see Pack.h).
+#include "Pack.h"
+
+namespace coconet_rt {
+
+PackedBox::PackedBox(const Box &b, const halide_type_t &type)
+    : box(b), data((size_t)b.count() * type.bytes()) {
+    int32_t stride = 1;
+    for (int d = 0; d < b.dims; d++) {
+        dims[d] = halide_dimension_t((int32_t)b.min[d], (int32_t)b.extent[d], stride);
+        stride *= (int32_t)b.extent[d];
+    }
+    buf.type = type;
+    buf.dimensions = b.dims;
+    buf.dim = dims;
+    buf.host = data.data();
+}
+
+std::unique_ptr<PackedBox> pack(const halide_buffer_t *src, const Box &box) {
+    auto p = std::make_unique<PackedBox>(box, src->type);
+    copy_box(src, &p->buf, box);
+    return p;
+}
+
+} // namespace coconet_rt

@@ -1,0 +1,495 @@
+// The runtime's C ABI on the threads backend, below the compiler: every
+// collective kind, element type and reduction op against a naive reference
+// computed here (bit-exact: reductions go in group-rank order), for several
+// rank counts, shapes, groups and output boxes; bounds-query answers; argument
+// checks; timeouts, abort, mismatched calls and byte counters.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "RuntimeCases.h"
+#include "coconet_runtime.h"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+// ---- Running ranks -----------------------------------------------------------
+
+// Runs f(rank, comm) on every rank of a new threads world, one thread each.
+// Catch2's assertions are not thread-safe: f records, the test checks after.
+void on_ranks(int ranks, double timeout, const std::function<void(int, coconet_comm *)> &f) {
+    coconet_threads_world *w = coconet_threads_world_create(ranks, timeout);
+    REQUIRE(w != nullptr);
+    std::vector<std::thread> t;
+    for (int r = 0; r < ranks; r++) {
+        t.emplace_back([&, r] { f(r, coconet_threads_world_comm(w, r)); });
+    }
+    for (auto &x : t) {
+        x.join();
+    }
+    coconet_threads_world_destroy(w);
+}
+
+// Runs all cases of make_cases(R) in one world, every rank calling them in the
+// same order; returns each rank's failures.
+std::vector<std::vector<std::string>> run_all(int R, size_t *ncases) {
+    const std::vector<Case> cases = make_cases(R);
+    *ncases = cases.size();
+    std::vector<std::vector<std::string>> failures(R);
+    on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+        for (const Case &c : cases) {
+            std::string e;
+            with_type(c.type, [&](auto zero) { e = run_case<decltype(zero)>(c, R, r, comm); });
+            if (!e.empty() && failures[r].size() < 10) {
+                failures[r].push_back(c.str() + ": " + e);
+            }
+        }
+    });
+    return failures;
+}
+
+halide_buffer_t *no_buffer = nullptr;
+
+} // namespace
+
+TEST_CASE("partitions follow the north star", "[runtime]") {
+    for (int64_t n : {0, 1, 2, 7, 8, 9, 100}) {
+        for (int parts = 1; parts <= 9; parts++) {
+            const int64_t block = (n + parts - 1) / parts;
+            for (int p = 0; p < parts; p++) {
+                int64_t b = -1, e = -1;
+                coconet_slice_range(n, parts, p, &b, &e);
+                INFO("n " << n << " parts " << parts << " part " << p);
+                CHECK(b == std::min(n, p * block));
+                CHECK(e == std::min(n, (p + 1) * block));
+            }
+        }
+    }
+    for (int R = 1; R <= 9; R++) {
+        for (int nsplit = 1; nsplit <= R; nsplit++) {
+            int next = 0;
+            for (int g = 0; g < nsplit; g++) {
+                int first = -1, count = -1;
+                coconet_group_range(R, nsplit, g, &first, &count);
+                INFO("R " << R << " nsplit " << nsplit << " group " << g);
+                CHECK(first == g * R / nsplit);
+                CHECK(first == next); // contiguous, covering the world
+                CHECK(count == (g + 1) * R / nsplit - g * R / nsplit);
+                next = first + count;
+            }
+            CHECK(next == R);
+        }
+    }
+    int first, count;
+    coconet_group_range(5, 2, 1, &first, &count); // ranks [2, 5)
+    CHECK((first == 2 && count == 3));
+}
+
+TEST_CASE("communicator queries", "[runtime]") {
+    coconet_threads_world *w = coconet_threads_world_create(3, 4.5);
+    REQUIRE(w);
+    coconet_comm *c = coconet_threads_world_comm(w, 2);
+    CHECK(coconet_comm_rank(c) == 2);
+    CHECK(coconet_comm_size(c) == 3);
+    CHECK(std::string(coconet_comm_backend(c)) == "threads");
+    CHECK(coconet_comm_timeout(c) == 4.5);
+    coconet_comm_set_timeout(c, 0.7);
+    CHECK(coconet_comm_timeout(c) == 0.7);
+    CHECK(std::string(coconet_comm_last_error(c)).empty());
+    CHECK(coconet_rank(c) == 2);
+    CHECK(coconet_size(c) == 3);
+    CHECK(coconet_threads_world_comm(w, 3) == nullptr);
+    coconet_threads_world_destroy(w);
+    CHECK(coconet_threads_world_create(0, 1.0) == nullptr);
+
+    w = coconet_threads_world_create(1, 0); // the default
+    CHECK(coconet_comm_timeout(coconet_threads_world_comm(w, 0)) == 10.0);
+    coconet_threads_world_destroy(w);
+    setenv("COCONET_TIMEOUT_S", "2.5", 1); // no other thread runs here
+    w = coconet_threads_world_create(1, 7.0);
+    CHECK(coconet_comm_timeout(coconet_threads_world_comm(w, 0)) == 2.5);
+    coconet_threads_world_destroy(w);
+    unsetenv("COCONET_TIMEOUT_S");
+}
+
+TEST_CASE("every collective matches the reference", "[runtime][collectives]") {
+    for (int R : {1, 2, 3, 4, 5, 8}) {
+        size_t ncases = 0;
+        auto failures = run_all(R, &ncases);
+        INFO(R << " ranks, " << ncases << " cases");
+        CHECK(ncases > 300);
+        for (int r = 0; r < R; r++) {
+            INFO("rank " << r);
+            for (const std::string &f : failures[r]) {
+                UNSCOPED_INFO(f);
+            }
+            CHECK(failures[r].empty());
+        }
+    }
+}
+
+TEST_CASE("reduce leaves the op's identity on the other ranks", "[runtime]") {
+    // Spelled out rather than computed, for every type and op.
+    std::vector<std::string> problems;
+    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+        for (const halide_type_t &t : kAllTypes) {
+            for (int op : {COCONET_SUM, COCONET_PROD, COCONET_MAX, COCONET_MIN}) {
+                TBox full = empty_box(1);
+                full.extent[0] = 3;
+                Buf in(t, full, false), out(t, full, false);
+                std::memset(in.data.data(), 0, in.data.size());
+                int rc = coconet_collective(comm, "red", COCONET_REDUCE, op, 0, -1, -1, 1, 0, 0, 3,
+                                            1, 1, 1, &in.b, &out.b);
+                if (r == 0 || rc != COCONET_OK) {
+                    if (rc != COCONET_OK) {
+                        problems.push_back(coconet_comm_last_error(comm));
+                    }
+                    continue;
+                }
+                with_type(t, [&](auto zero) {
+                    using T = decltype(zero);
+                    const T v = *(T *)out.data.data();
+                    const bool f = t.code == halide_type_float;
+                    bool ok = false;
+                    switch (op) {
+                    case COCONET_SUM: ok = v == T(0); break;
+                    case COCONET_PROD: ok = v == T(1); break;
+                    case COCONET_MAX:
+                        ok = f ? (std::isinf((double)v) && v < 0)
+                               : v == std::numeric_limits<T>::lowest();
+                        break;
+                    default:
+                        ok = f ? (std::isinf((double)v) && v > 0)
+                               : v == std::numeric_limits<T>::max();
+                    }
+                    if (!ok) {
+                        problems.push_back("op " + std::to_string(op) + " type " +
+                                           std::to_string(t.code) + "/" + std::to_string(t.bits));
+                    }
+                });
+            }
+        }
+    });
+    for (const auto &p : problems) {
+        UNSCOPED_INFO(p);
+    }
+    CHECK(problems.empty());
+}
+
+TEST_CASE("bounds queries: slices, full boxes, nothing for non-members", "[runtime]") {
+    // world.split(2) of 5 ranks: groups [0, 2) and [2, 5); all_gather of 7 along dim 1 of
+    // a 3x7 value in group 1: group ranks 0, 1, 2 hold [0, 3), [3, 6), [6, 7).
+    TBox got[5];
+    int rc[5];
+    on_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
+        TBox zero = empty_box(2);
+        Buf q(type_of<float>(), zero, false, true), out(type_of<float>(), zero, false);
+        q.dim[0].min = q.dim[1].min = 99; // must be overwritten
+        q.dim[0].extent = q.dim[1].extent = 99;
+        rc[r] = coconet_collective(comm, "q", COCONET_ALL_GATHER, 0, 0, 1, -1, 2, 1, 1, 3, 7, 1, 1,
+                                   &q.b, &out.b);
+        got[r].dims = 2;
+        for (int d = 0; d < 2; d++) {
+            got[r].min[d] = q.dim[d].min;
+            got[r].extent[d] = q.dim[d].extent;
+        }
+    });
+    const int64_t want[5][4] = {
+        {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 3, 0, 3}, {0, 3, 3, 3}, {0, 3, 6, 1}};
+    for (int r = 0; r < 5; r++) {
+        INFO("rank " << r << " got " << got[r].str());
+        CHECK(rc[r] == COCONET_OK);
+        CHECK(got[r].min[0] == want[r][0]);
+        CHECK(got[r].extent[0] == want[r][1]);
+        CHECK(got[r].min[1] == want[r][2]);
+        CHECK(got[r].extent[1] == want[r][3]);
+    }
+}
+
+TEST_CASE("send between groups of different sizes", "[runtime]") {
+    // 5 ranks, world.split(2): group 0 = {0, 1}, group 1 = {2, 3, 4}. Sender r's input
+    // holds 10 r + i at index i.
+    std::string msg[5];
+    int rc[5], rc_sliced[5], rc_rep[5];
+    std::vector<float> sliced_out[5], rep_out[5];
+    on_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
+        TBox full = empty_box(1);
+        full.extent[0] = 5;
+        const bool sender = r < 2, receiver = r >= 2;
+        auto send = [&](const char *name, int a, int b, const TBox &ib, const TBox &ob,
+                        std::vector<float> *result) {
+            Buf in(type_of<float>(), ib, false), out(type_of<float>(), ob, false);
+            for_each_point(ib, [&](const int64_t *x) { in.at<float>(x) = 10.0f * r + x[0]; });
+            const int code = coconet_collective(comm, name, COCONET_SEND_RECV, 0, 0, a, b, 2, 0, 1,
+                                                5, 1, 1, 1, &in.b, &out.b);
+            for_each_point(ob, [&](const int64_t *x) { result->push_back(out.at<float>(x)); });
+            return code;
+        };
+        // Sliced: senders hold [0, 3) and [3, 5); receivers want [0, 2), [2, 4), [4, 5).
+        rc_sliced[r] =
+            send("stage_sliced", 0, 0, sender ? sliced(full, 0, Grp{0, 2}, r) : empty_box(1),
+                 receiver ? sliced(full, 0, Grp{2, 3}, r) : empty_box(1), &sliced_out[r]);
+        // Replicated: receiver i reads sender i mod 2.
+        rc_rep[r] = send("stage_rep", -1, 0, sender ? full : empty_box(1),
+                         receiver ? full : empty_box(1), &rep_out[r]);
+        // Local (b = 1): needs groups of the same size.
+        std::vector<float> unused;
+        rc[r] = send("stage_local", -1, 1, sender ? full : empty_box(1),
+                     receiver ? full : empty_box(1), &unused);
+        msg[r] = coconet_comm_last_error(comm);
+    });
+    const std::vector<float> want_sliced[5] = {{}, {}, {0.0f, 1.0f}, {2.0f, 13.0f}, {14.0f}};
+    for (int r = 0; r < 5; r++) {
+        INFO("rank " << r << ": " << msg[r]);
+        CHECK(rc_sliced[r] == COCONET_OK);
+        CHECK(sliced_out[r] == want_sliced[r]);
+        CHECK(rc_rep[r] == COCONET_OK);
+        if (r >= 2) {
+            const float s = (r - 2) % 2 == 0 ? 0.0f : 10.0f;
+            CHECK(rep_out[r] == std::vector<float>{s, s + 1, s + 2, s + 3, s + 4});
+        }
+        CHECK(rc[r] == COCONET_ERR_INVALID);
+        CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) + ": send 'stage_local'"));
+        CHECK_THAT(msg[r], Contains("a Local value cannot be sent from a group of 2 ranks "
+                                    "(group 0 of world.split(2), first rank 0) to a group of 3 "
+                                    "ranks (group 1 of world.split(2), first rank 2)"));
+    }
+}
+
+TEST_CASE("bad arguments are refused with a message naming rank, kind and name", "[runtime]") {
+    std::string msg[2][6];
+    int rc[2][6];
+    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+        TBox full = empty_box(1);
+        full.extent[0] = 10;
+        Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+        Buf iout(type_of<int32_t>(), full, false);
+        TBox small = full;
+        small.extent[0] = 3;
+        Buf short_in(type_of<float>(), small, false);
+        auto run = [&](int i, int kind, int op, int a, halide_buffer_t *x, halide_buffer_t *y,
+                       int nsplit = 1) {
+            rc[r][i] = coconet_collective(comm, ("bad" + std::to_string(i)).c_str(), kind, op, 0, a,
+                                          -1, nsplit, 0, 0, 10, 1, 1, 1, x, y);
+            msg[r][i] = coconet_comm_last_error(comm);
+        };
+        // reduce_scatter: rank r may only produce its own slice.
+        run(0, COCONET_REDUCE_SCATTER, COCONET_SUM, 0, &in.b, &out.b);
+        run(1, COCONET_ALL_REDUCE, COCONET_SUM, -1, &in.b, &iout.b);      // types differ
+        run(2, COCONET_ALL_GATHER, 0, 3, &in.b, &out.b);                  // a is no dimension
+        run(3, COCONET_ALL_REDUCE, 7, -1, &in.b, &out.b);                 // unknown op
+        run(4, COCONET_ALL_REDUCE, COCONET_SUM, -1, &short_in.b, &out.b); // input too small
+        run(5, COCONET_ALL_REDUCE, COCONET_SUM, -1, &in.b, &out.b, 3);    // 3 groups of 2 ranks
+    });
+    const char *want[6] = {"the output asks for [0..10] but this rank can produce [",
+                           "element types differ: float32 and int32",
+                           "dimension a = 3 is not a dimension of a 1-D buffer",
+                           "unknown reduction op 7",
+                           "the input holds [0..3] but this rank must provide [0..10]",
+                           "a world of 2 ranks cannot be split into 3 groups"};
+    const char *kind[6] = {"reduce_scatter", "all_reduce", "all_gather",
+                           "all_reduce",     "all_reduce", "all_reduce"};
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < 6; i++) {
+            INFO("rank " << r << " case " << i << ": " << msg[r][i]);
+            CHECK(rc[r][i] == COCONET_ERR_INVALID);
+            CHECK_THAT(msg[r][i], Contains("rank " + std::to_string(r) + ": " + kind[i] + " 'bad" +
+                                           std::to_string(i) + "': "));
+            CHECK_THAT(msg[r][i], Contains(want[i]));
+        }
+        CHECK_THAT(msg[r][0], Contains("can produce [" + std::to_string(5 * r) + ".." +
+                                       std::to_string(5 * r + 5) + "]"));
+    }
+    // Missing buffers.
+    coconet_threads_world *w = coconet_threads_world_create(1, 1.0);
+    coconet_comm *c = coconet_threads_world_comm(w, 0);
+    CHECK(coconet_collective(c, "nobuf", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 1, 1, 1, 1,
+                             no_buffer, no_buffer) == COCONET_ERR_INVALID);
+    CHECK_THAT(std::string(coconet_comm_last_error(c)), Contains("rank 0: all_reduce 'nobuf'"));
+    coconet_threads_world_destroy(w);
+}
+
+TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
+    int rc[2];
+    std::string msg[2];
+    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+        TBox full = empty_box(1);
+        full.extent[0] = 4;
+        Buf in(r == 0 ? type_of<float>() : type_of<int32_t>(), full, false);
+        Buf out(r == 0 ? type_of<float>() : type_of<int32_t>(), full, false);
+        rc[r] = coconet_collective(comm, r == 0 ? "a" : "b", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0,
+                                   0, 4, 1, 1, 1, &in.b, &out.b);
+        msg[r] = coconet_comm_last_error(comm);
+    });
+    for (int r = 0; r < 2; r++) {
+        INFO(msg[r]);
+        CHECK(rc[r] == COCONET_ERR_INVALID);
+        CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) + ": all_reduce '" +
+                                    (r == 0 ? "a" : "b") + "'"));
+        CHECK_THAT(msg[r], Contains("rank " + std::to_string(1 - r) + " called all_reduce '" +
+                                    (r == 0 ? "b" : "a") + "'"));
+    }
+}
+
+TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
+    for (int missing : {1, 2}) {
+        std::string errors[4];
+        int rc[4];
+        const auto start = std::chrono::steady_clock::now();
+        on_ranks(4, 30.0, [&](int r, coconet_comm *comm) {
+            // Start together, so that only the skipping ranks can be late even on a
+            // loaded machine; then wait 0.3 s for them.
+            coconet_barrier(comm, "start");
+            coconet_comm_set_timeout(comm, 0.3);
+            if (r >= 4 - missing) {
+                return; // never arrives
+            }
+            TBox full = empty_box(1);
+            full.extent[0] = 10;
+            Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+            rc[r] = coconet_collective(comm, "g_sum", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 10,
+                                       1, 1, 1, &in.b, &out.b);
+            errors[r] = coconet_comm_last_error(comm);
+        });
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(took < 5.0);
+        const std::string whom = missing == 1 ? "waiting for rank 3" : "waiting for ranks 2, 3";
+        int timeouts = 0;
+        for (int r = 0; r < 4 - missing; r++) {
+            INFO("rank " << r << ": " << errors[r]);
+            // The first rank to give up times out; the others are told why at once.
+            CHECK((rc[r] == COCONET_ERR_TIMEOUT || rc[r] == COCONET_ERR_ABORTED));
+            timeouts += rc[r] == COCONET_ERR_TIMEOUT;
+            CHECK_THAT(errors[r], Contains("rank " + std::to_string(r) + ": all_reduce 'g_sum'"));
+            CHECK_THAT(errors[r], Contains("all_reduce 'g_sum' timed out after 0.3 s " + whom));
+        }
+        CHECK(timeouts >= 1);
+    }
+}
+
+TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
+    int rc[3] = {0, 0, 0};
+    std::string msg[3];
+    std::atomic<int> waiting{0};
+    const auto start = std::chrono::steady_clock::now();
+    on_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
+        if (r == 0) {
+            // Let rank 1 block in the collective first; rank 2 arrives after the abort.
+            while (waiting.load() < 1) {
+                std::this_thread::yield();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            coconet_comm_abort(comm, "bad input");
+            return;
+        }
+        if (r == 2) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        TBox full = empty_box(1);
+        full.extent[0] = 6;
+        Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+        if (r == 1) {
+            waiting++;
+        }
+        rc[r] = coconet_collective(comm, "g", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 6, 1, 1, 1,
+                                   &in.b, &out.b);
+        msg[r] = coconet_comm_last_error(comm);
+    });
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(took < 5.0); // not the 30 s timeout
+    for (int r : {1, 2}) {
+        INFO(msg[r]);
+        CHECK(rc[r] == COCONET_ERR_ABORTED);
+        CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) + ": all_reduce 'g' aborted"));
+        CHECK_THAT(msg[r], Contains("rank 0 failed: bad input"));
+    }
+    // Barriers too.
+    int brc = 0;
+    std::string bmsg;
+    on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+        if (r == 0) {
+            coconet_comm_abort(comm, "oops");
+            return;
+        }
+        brc = coconet_barrier(comm, "after abort");
+        bmsg = coconet_comm_last_error(comm);
+    });
+    CHECK(brc == COCONET_ERR_ABORTED);
+    CHECK_THAT(bmsg, Contains("rank 1: barrier 'after abort' aborted: rank 0 failed: oops"));
+}
+
+TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
+    for (int R : {2, 3, 4}) {
+        const int n = 10; // not divisible by 3 or 4: the slices differ
+        uint64_t gather[4], bcast[4], reduce[4], scatter[4], send[4], allred[4];
+        uint64_t ops[4], ops_after_reset[4], other_ops[4];
+        on_ranks(R, 10.0, [&](int r, coconet_comm *comm) {
+            const Grp world{0, R};
+            TBox full = empty_box(1);
+            full.extent[0] = n;
+            auto run = [&](const char *name, int kind, int root, int a, const TBox &ib,
+                           const TBox &ob, int nsplit = 1, int g = 0, int dg = 0) {
+                Buf in(type_of<float>(), ib, false), out(type_of<float>(), ob, false);
+                coconet_collective(comm, name, kind, 0, root, a, -1, nsplit, g, dg, n, 1, 1, 1,
+                                   &in.b, &out.b);
+            };
+            run("ag", COCONET_ALL_GATHER, 0, 0, sliced(full, 0, world, r), full);
+            run("ag2", COCONET_ALL_GATHER, 0, 0, sliced(full, 0, world, r), full);
+            run("bc", COCONET_BROADCAST, R - 1, -1, full, full);
+            run("rd", COCONET_REDUCE, 0, -1, full, full);
+            run("rs", COCONET_REDUCE_SCATTER, 0, 0, full, sliced(full, 0, world, r));
+            run("ar", COCONET_ALL_REDUCE, 0, -1, full, full);
+            // send from group 0 to group 1 of world.split(2), replicated.
+            const Grp g0 = grp(R, 2, 0), g1 = grp(R, 2, 1);
+            run("sr", COCONET_SEND_RECV, 0, -1, g0.has(r) ? full : empty_box(1),
+                g1.has(r) ? full : empty_box(1), 2, 0, 1);
+            gather[r] = coconet_comm_bytes_sent(comm, COCONET_ALL_GATHER);
+            bcast[r] = coconet_comm_bytes_sent(comm, COCONET_BROADCAST);
+            reduce[r] = coconet_comm_bytes_sent(comm, COCONET_REDUCE);
+            scatter[r] = coconet_comm_bytes_sent(comm, COCONET_REDUCE_SCATTER);
+            allred[r] = coconet_comm_bytes_sent(comm, COCONET_ALL_REDUCE);
+            send[r] = coconet_comm_bytes_sent(comm, COCONET_SEND_RECV);
+            ops[r] = coconet_comm_op_count(comm, COCONET_ALL_GATHER);
+            other_ops[r] = coconet_comm_op_count(comm, COCONET_ALL_TO_ALL);
+            coconet_barrier(comm, "before reset"); // peers add to this rank's counters
+            coconet_comm_reset_counters(comm);
+            ops_after_reset[r] = coconet_comm_op_count(comm, COCONET_ALL_GATHER) +
+                                 coconet_comm_bytes_sent(comm, COCONET_ALL_GATHER);
+        });
+        uint64_t allred_total = 0;
+        for (int r = 0; r < R; r++) {
+            INFO(R << " ranks, rank " << r);
+            const Span s = slice(n, R, r);
+            const uint64_t mine = (uint64_t)(s.end - s.begin) * 4;
+            // Every peer reads this rank's slice, twice (two gathers).
+            CHECK(gather[r] == 2 * mine * (R - 1));
+            CHECK(bcast[r] == (r == R - 1 ? (uint64_t)n * 4 * (R - 1) : 0u));
+            CHECK(reduce[r] == (r == 0 ? 0u : (uint64_t)n * 4));
+            // Each peer p reads p's slice of this rank's input.
+            CHECK(scatter[r] == (uint64_t)(n * 4) - mine);
+            const Grp g0 = grp(R, 2, 0), g1 = grp(R, 2, 1);
+            const uint64_t receivers =
+                g0.has(r) ? (uint64_t)(g1.size / g0.size + (r - g0.first < g1.size % g0.size)) : 0u;
+            CHECK(send[r] == receivers * n * 4);
+            CHECK(ops[r] == 2u);
+            CHECK(other_ops[r] == 0u);
+            CHECK(ops_after_reset[r] == 0u);
+            allred_total += allred[r];
+        }
+        // An all-reduce moves what a reduce-scatter + all-gather would.
+        CHECK(allred_total == 2u * (R - 1) * n * 4);
+    }
+}
