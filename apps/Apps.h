@@ -13,12 +13,22 @@
 namespace coconet {
 namespace apps {
 
+// How an app is scheduled (the algorithm is the same): not at all; with its
+// collectives split and consumers computed on slices; or split and with the
+// element-wise consumers fused into the reduce_scatter's pass.
+enum class Schedule { None, Split, Fused };
+const char *to_string(Schedule s);
+
 struct OptimizerConfig {
     int n = 1000; // parameters
     float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
     float weight_decay = 0.01f; // LAMB only
     int step = 1;               // for bias correction, >= 1
-    bool split = false;         // schedule: split_collective on the gradients' all_reduce
+    // Split: split_collective on the gradients' all_reduce. Fused: also the
+    // moments (and Adam's step, LAMB's update) inside the reduce_scatter's
+    // pass, with the new parameters written straight into every rank's copy.
+    Schedule schedule = Schedule::None;
+    FuseOptions fuse;
 };
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
@@ -43,8 +53,11 @@ struct MlpConfig {
     int batch = 8, hidden = 16, ffn = 64;
     float dropout = 0.1f;
     int seed = 7;
-    bool split = false; // schedule: split the all_reduce, compute bias, dropout and
-                        // residual on slices, gather the output
+    // Split: split the all_reduce, compute bias, dropout and residual on
+    // slices, gather the output. Fused: that epilogue and the gather inside
+    // the reduce_scatter's pass.
+    Schedule schedule = Schedule::None;
+    FuseOptions fuse;
 };
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
@@ -55,8 +68,11 @@ Program megatron_mlp(const MlpConfig &c);
 
 struct PipelineConfig {
     int batch = 4, hidden = 16;
-    bool split = false; // schedule: split both stages' all_reduce, compute the
-                        // activations on slices
+    // Split: split both stages' all_reduce, compute the activations on slices
+    // and send only slices across stages. Fused: the activations inside the
+    // reduce_scatters' passes.
+    Schedule schedule = Schedule::None;
+    FuseOptions fuse;
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer
@@ -78,8 +94,7 @@ struct AppCase {
     InputMaker inputs = make_inputs;
 };
 
-// Every app, unscheduled and with its split schedule, at small test sizes or
-// at the demo's sizes.
+// Every app under every Schedule, at small test sizes or at the demo's sizes.
 std::vector<AppCase> all_apps(bool demo_sizes = false);
 
 } // namespace apps

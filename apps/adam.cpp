@@ -20,7 +20,7 @@ AdamState adam_state(const OptimizerConfig &c) {
 
     // Sum the gradients of all ranks.
     s.g_sum = all_reduce(s.g, ReduceOp::Sum, "g_sum");
-    if (c.split) {
+    if (c.schedule != Schedule::None) {
         // The moments are computed on slices, so they read the reduce_scatter
         // directly and the gradients are never gathered.
         s.g_sum.split_collective(0);
@@ -48,6 +48,14 @@ Program adam(const OptimizerConfig &c) {
     DFunc w_slice("w_slice");
     w_slice(i) = s.w(i) - c.lr * adam_direction(c, s, i);
     DFunc w_new = all_gather(w_slice, "w_new");
+    if (c.schedule == Schedule::Fused) {
+        // One pass: each rank reduces a chunk of its slice of the gradients,
+        // updates the moments and the parameters, and writes the new
+        // parameters into every rank's w_new.
+        s.m_new.fuse_with(s.g_sum, c.fuse);
+        s.v_new.fuse_with(s.g_sum, c.fuse);
+        w_slice.fuse_with(s.g_sum, c.fuse);
+    }
 
     Program p("adam");
     p.output(w_new, Replicated()).output(s.m_new, Sliced(0)).output(s.v_new, Sliced(0));

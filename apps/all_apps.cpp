@@ -15,11 +15,21 @@ std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint
     return ranks;
 }
 
+const char *to_string(Schedule s) {
+    switch (s) {
+    case Schedule::Split: return "split";
+    case Schedule::Fused: return "fused";
+    default: return "unscheduled";
+    }
+}
+
 std::vector<AppCase> all_apps(bool demo_sizes) {
-    // Every schedule keeps the reduction order, so results are bit-identical.
+    // Every schedule keeps the reduction order (the fused passes' direct path
+    // too), so results are bit-identical; the ring path is checked elsewhere.
     std::vector<AppCase> cases;
-    for (bool split : {false, true}) {
-        const std::string suffix = split ? " (split)" : "";
+    for (Schedule sched : {Schedule::None, Schedule::Split, Schedule::Fused}) {
+        const std::string suffix =
+            sched == Schedule::None ? "" : std::string(" (") + to_string(sched) + ")";
         OptimizerConfig opt;
         MlpConfig mlp;
         PipelineConfig pipe;
@@ -31,7 +41,7 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
             pipe.batch = 16;
             pipe.hidden = 256;
         }
-        opt.split = mlp.split = pipe.split = split;
+        opt.schedule = mlp.schedule = pipe.schedule = sched;
         cases.push_back({"adam" + suffix, [=] { return adam(opt); }, 0.0, 1, optimizer_inputs});
         cases.push_back({"lamb" + suffix, [=] { return lamb(opt); }, 0.0, 1, optimizer_inputs});
         cases.push_back({"megatron_mlp" + suffix, [=] { return megatron_mlp(mlp); }, 0.0});

@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
                                  : "All apps match the single-process reference.");
     apps::OptimizerConfig small;
     small.n = 10;
-    small.split = true;
+    small.schedule = apps::Schedule::Fused;
     std::printf("\n%s", print_plan(lower(apps::adam(small)), std::min(ranks, 4)).c_str());
     return failures ? 1 : 0;
 }

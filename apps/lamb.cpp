@@ -17,6 +17,12 @@ Program lamb(const OptimizerConfig &c) {
 
     DFunc update("update");
     update(i) = adam_direction(c, s, i) + c.weight_decay * w(i);
+    if (c.schedule == Schedule::Fused) {
+        // Phase 1 in one pass: reduce the gradients, new moments, the update.
+        s.m_new.fuse_with(s.g_sum, c.fuse);
+        s.v_new.fuse_with(s.g_sum, c.fuse);
+        update.fuse_with(s.g_sum, c.fuse);
+    }
 
     // ||update||^2: each rank sums its slice (a Local partial), then all_reduce.
     RDom k(0, c.n, "k");

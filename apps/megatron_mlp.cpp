@@ -46,11 +46,15 @@ Program megatron_mlp(const MlpConfig &c) {
     DFunc y("y");
     y(h, b) = x(h, b) + dropout(summed(h, b) + b2(h), c.dropout, c.seed, {h, b});
 
-    if (c.split) {
+    if (c.schedule != Schedule::None) {
         // The all_reduce becomes reduce_scatter + all_gather, and the
         // element-wise epilogue runs on each rank's slice before the gather.
         summed.split_collective(0);
         y.compute_sliced();
+    }
+    if (c.schedule == Schedule::Fused) {
+        // Reduce, bias, dropout, residual and gather in one pass.
+        y.fuse_with(summed, c.fuse);
     }
 
     Program p("megatron_mlp");

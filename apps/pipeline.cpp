@@ -24,14 +24,17 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     DFunc s0 = all_reduce(p0, ReduceOp::Sum, "s0");
     DFunc a0("a0");
     a0(o, b) = Halide::max(s0(o, b), 0.0f);
-    if (c.split) {
+    if (c.schedule != Schedule::None) {
         s0.split_collective(0);
         a0.compute_sliced();
+    }
+    if (c.schedule == Schedule::Fused) {
+        a0.fuse_with(s0, c.fuse);
     }
 
     // Across stages: stage 0's activations go to stage 1.
     DFunc a1 = send(a0, stages[1], "a1");
-    if (c.split) {
+    if (c.schedule != Schedule::None) {
         // Each rank of stage 0 sends only its slice; stage 1 gathers them.
         a1.compute_sliced();
     }
@@ -43,9 +46,12 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     DFunc s1 = all_reduce(p1, ReduceOp::Sum, "s1");
     DFunc y("y");
     y(o, b) = Halide::max(s1(o, b), 0.0f) + a1(o, b);
-    if (c.split) {
+    if (c.schedule != Schedule::None) {
         s1.split_collective(0);
         y.compute_sliced();
+    }
+    if (c.schedule == Schedule::Fused) {
+        y.fuse_with(s1, c.fuse);
     }
 
     Program p("two_stage_pipeline");

@@ -42,6 +42,21 @@ const char *to_string(ReduceOp op);
 
 struct DFuncContents;
 
+// Where a fused collective's data moves (fuse_with): reading peers' memory
+// (threads; MPI ranks on one node, through a shared window) or a ring of
+// messages (MPI, any nodes). Auto: the environment's COCONET_FUSED_PATH, else
+// the backend's best.
+enum class FusedPath {
+    Auto = COCONET_PATH_AUTO,
+    Direct = COCONET_PATH_DIRECT,
+    Ring = COCONET_PATH_RING
+};
+
+struct FuseOptions {
+    FusedPath path = FusedPath::Auto;
+    int chunk_elements = 0; // elements per step of the fused pass; 0: a default that fits in cache
+};
+
 struct CollectiveDesc {
     CollectiveKind kind;
     ReduceOp op = ReduceOp::Sum;
@@ -65,6 +80,12 @@ struct DFuncContents {
     // Schedule (split_collective, compute_sliced): this Func's value is the
     // all_gather `gathered` of `sliced_part`, which is computed on slices.
     std::shared_ptr<DFuncContents> sliced_part, gathered;
+
+    // Schedule (fuse_with): this Func is computed inside the pass of the
+    // reduce_scatter `fused_into` (set on the Func computed on slices).
+    std::shared_ptr<DFuncContents> fused_into;
+    // On a reduce_scatter that others are fused into: how its pass runs.
+    FuseOptions fuse_options;
 };
 
 class DFunc {
@@ -98,6 +119,14 @@ public:
     // before their gathers, and the all_gather moves to its output. On a send
     // of a gathered value: the slices are sent and gathered on arrival.
     DFunc &compute_sliced();
+
+    // Fuse: this element-wise consumer of `collective` (a reduce_scatter, or
+    // an all_reduce split with split_collective) is computed inside the
+    // collective's pass: each rank reduces a chunk of its slice and applies
+    // this Func's definition to it while the chunk is in cache. If this Func
+    // is computed on slices (compute_sliced), its all_gather happens in the
+    // same pass: each rank writes its slice straight into its peers' copies.
+    DFunc &fuse_with(const DFunc &collective, const FuseOptions &options = FuseOptions());
 
     const std::string &name() const;
     FuncKind kind() const;

@@ -1,8 +1,11 @@
 #include "JitProgram.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "Error.h"
+#include "FusedKernel.h"
+#include "ScheduledReads.h"
 
 namespace coconet {
 
@@ -38,45 +41,227 @@ int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t
                               n1, n2, n3, in, out);
 }
 
+// The fused kernel of one pass on one rank: what the runtime's chunk
+// callback needs besides the chunk's sources and outputs.
+struct KernelCall {
+    const Halide::Callable *callable;
+    int nsrc;
+    RankContext *context;
+    std::vector<const halide_buffer_t *> extras;
+    int32_t rank, size;
+    int nout;
+};
+
+// Elements of b inside the box of `chunk` (all of b when their dimensions differ).
+uint64_t elements_within(const halide_buffer_t *b, const halide_buffer_t *chunk) {
+    uint64_t n = 1;
+    for (int d = 0; d < b->dimensions; d++) {
+        int64_t lo = b->dim[d].min, hi = lo + b->dim[d].extent;
+        if (b->dimensions == chunk->dimensions) {
+            lo = std::max<int64_t>(lo, chunk->dim[d].min);
+            hi = std::min<int64_t>(hi, (int64_t)chunk->dim[d].min + chunk->dim[d].extent);
+        }
+        n *= (uint64_t)std::max<int64_t>(hi - lo, 0);
+    }
+    return n;
+}
+
+int run_kernel_chunk(void *p, int32_t nsrc, const halide_buffer_t *const *srcs,
+                     halide_buffer_t *const *outs) {
+    auto *k = static_cast<KernelCall *>(p);
+    if (nsrc != k->nsrc) {
+        const std::string msg = "the kernel was compiled for " + std::to_string(k->nsrc) +
+                                " sources, the runtime passed " + std::to_string(nsrc);
+        coconet_comm_set_error(k->context->comm, msg.c_str());
+        return COCONET_ERR_INVALID;
+    }
+    Halide::JITUserContext *ctx = k->context;
+    std::vector<const void *> argv = {&ctx};
+    for (int i = 0; i < nsrc; i++) {
+        argv.push_back(srcs[i]);
+    }
+    uint64_t extra_bytes = 0;
+    for (const halide_buffer_t *e : k->extras) {
+        argv.push_back(e);
+        extra_bytes += elements_within(e, outs[0]) * e->type.bytes();
+    }
+    argv.push_back(&k->rank);
+    argv.push_back(&k->size);
+    for (int i = 0; i < k->nout; i++) {
+        argv.push_back(outs[i]);
+    }
+    coconet_comm_count_bytes(k->context->comm, COCONET_FUSED, extra_bytes);
+    const int status = k->callable->call_argv_fast(argv.size(), argv.data());
+    if (status != 0) {
+        coconet_comm_set_error(k->context->comm, k->context->error.c_str());
+    }
+    return status;
+}
+
+std::vector<Range> box_of(const Analysis &a, const DFuncContents *f, int rank, int size) {
+    const FuncInfo &info = a.of(f);
+    return rank_region(info.layout, info.extents, rank, size);
+}
+
+int group_size(const FuncInfo &info, int world_size) {
+    return (int)group_ranks(info.layout.group, world_size).extent();
+}
+
 } // namespace
 
 JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
-    Halide::Pipeline &p = lowered_.spmd.pipeline;
-    p.set_jit_externs({
-        {"coconet_rank", Halide::JITExtern(jit_rank)},
-        {"coconet_size", Halide::JITExtern(jit_size)},
-        {"coconet_collective", Halide::JITExtern(jit_collective)},
-    });
-    std::vector<Halide::Argument> args(lowered_.spmd.inputs.begin(), lowered_.spmd.inputs.end());
-    callable_ = p.compile_to_callable(args, jit_target());
+    for (SpmdSegment &seg : lowered_.spmd.segments) {
+        callables_.emplace_back();
+        if (seg.fused_group >= 0) {
+            continue;
+        }
+        Halide::Pipeline &p = seg.halide.pipeline;
+        p.set_jit_externs({
+            {"coconet_rank", Halide::JITExtern(jit_rank)},
+            {"coconet_size", Halide::JITExtern(jit_size)},
+            {"coconet_collective", Halide::JITExtern(jit_collective)},
+        });
+        std::vector<Halide::Argument> args(seg.halide.params.begin(), seg.halide.params.end());
+        callables_.back() = p.compile_to_callable(args, jit_target());
+    }
+}
+
+const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    auto &k = kernels_[{group, nsrc}];
+    if (!k) {
+        FusedKernelPipeline kp =
+            build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis, nsrc);
+        k = std::make_unique<Halide::Callable>(
+            kp.pipeline.compile_to_callable(kp.arguments, jit_target()));
+    }
+    return *k;
+}
+
+void JitProgram::prepare_kernels(const coconet_comm *comm) const {
+    const auto &groups = lowered_.spmd.groups;
+    for (const SpmdSegment &seg : lowered_.spmd.segments) {
+        if (seg.fused_group >= 0) {
+            const FusedGroup &g = groups[seg.fused_group];
+            const int n =
+                group_size(lowered_.analysis.of(g.scatter.get()), coconet_comm_size(comm));
+            fused_kernel(seg.fused_group,
+                         coconet_fused_sources(comm, (int)g.scatter->fuse_options.path, n));
+        }
+    }
+}
+
+void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void *rank_context,
+                           std::map<const DFuncContents *, Halide::Buffer<>> &values) const {
+    const Analysis &a = lowered_.analysis;
+    const FusedGroup &g = lowered_.spmd.groups[segment.fused_group];
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    const FuncInfo &info = a.of(g.scatter.get());
+    const FuseOptions &options = g.scatter->fuse_options;
+    const int nsrc = coconet_fused_sources(comm, (int)options.path, group_size(info, size));
+    KernelCall k{&fused_kernel(segment.fused_group, nsrc),
+                 nsrc,
+                 static_cast<RankContext *>(rank_context),
+                 {},
+                 rank,
+                 size,
+                 (int)g.outputs.size()};
+    for (const DFuncContents *e : g.extra_inputs) {
+        k.extras.push_back(values.at(e).raw_buffer());
+    }
+    std::vector<halide_buffer_t *> outs;
+    std::vector<int32_t> gathered;
+    for (const FusedOutput &o : g.outputs) {
+        const DFuncContents *v = o.gathered_value ? o.gathered_value : o.slice_value;
+        Halide::Buffer<> &b = values[v] = allocate_box(v->func.type(), box_of(a, v, rank, size));
+        outs.push_back(b.raw_buffer());
+        gathered.push_back(o.gathered_value ? 1 : 0);
+    }
+    coconet_fused_call call{};
+    call.name = g.scatter->name.c_str();
+    call.op = (int32_t)g.scatter->collective->op;
+    call.dim = info.layout.dim;
+    call.nsplit = info.layout.group.nsplit;
+    call.group = info.layout.group.index;
+    call.dims = (int32_t)info.extents.size();
+    for (int d = 0; d < 4; d++) {
+        call.n[d] = d < call.dims ? info.extents[d] : 1;
+    }
+    const DFuncContents *src = scheduled_target(nullptr, *g.scatter->collective->source, a);
+    call.src = values.at(src).raw_buffer();
+    call.nout = (int32_t)outs.size();
+    call.outs = outs.data();
+    call.gathered = gathered.data();
+    call.kernel = run_kernel_chunk;
+    call.kernel_context = &k;
+    call.chunk_elements = options.chunk_elements;
+    call.path = (int32_t)options.path;
+    if (coconet_fused_reduce_scatter(comm, &call) != COCONET_OK) {
+        throw RuntimeError("Program " + lowered_.program.name() + ", rank " + std::to_string(rank) +
+                           " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
+                           "): " + coconet_comm_last_error(comm));
+    }
+    // A slice read after the pass is the rank's part of the gathered value.
+    for (const FusedOutput &o : g.outputs) {
+        if (o.gathered_value && o.slice_value) {
+            Halide::Buffer<> slice = values.at(o.gathered_value);
+            const std::vector<Range> box = box_of(a, o.slice_value, rank, size);
+            for (size_t d = 0; d < box.size(); d++) {
+                slice.crop((int)d, (int)box[d].begin, (int)box[d].extent());
+            }
+            values[o.slice_value] = slice;
+        }
+    }
 }
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {
     coconet_user_assert(comm) << "Program " << lowered_.program.name() << ": null communicator.";
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     const Program &program = lowered_.program;
-    RankBuffers in = check_rank_inputs(program, lowered_.analysis, rank, size, inputs);
-    RankBuffers out = allocate_rank_outputs(program, lowered_.analysis, rank, size);
+    const Analysis &a = lowered_.analysis;
+    RankBuffers in = check_rank_inputs(program, a, rank, size, inputs);
+    prepare_kernels(comm);
+    std::map<const DFuncContents *, Halide::Buffer<>> values;
+    for (const DFunc &f : a.inputs) {
+        values[f.get_contents().get()] = in.at(f.name());
+    }
 
     RankContext ctx;
     ctx.comm = comm;
     ctx.handlers.custom_error = record_error;
     Halide::JITUserContext *ctx_ptr = &ctx;
-    std::vector<const void *> argv = {&ctx_ptr};
-    for (const DFunc &f : lowered_.analysis.inputs) {
-        argv.push_back(in.at(f.name()).raw_buffer());
+    for (size_t s = 0; s < lowered_.spmd.segments.size(); s++) {
+        const SpmdSegment &seg = lowered_.spmd.segments[s];
+        if (seg.fused_group >= 0) {
+            run_fused(seg, comm, &ctx, values);
+            continue;
+        }
+        std::vector<const void *> argv = {&ctx_ptr};
+        for (const DFuncContents *v : seg.halide.param_values) {
+            argv.push_back(values.at(v).raw_buffer());
+        }
+        for (const DFuncContents *v : seg.halide.outputs) {
+            Halide::Buffer<> &b = values[v] =
+                allocate_box(v->func.type(), box_of(a, v, rank, size));
+            argv.push_back(b.raw_buffer());
+        }
+        // A communicator that failed before keeps its old message: only a new one is this run's.
+        const std::string earlier = coconet_comm_last_error(comm);
+        int status = callables_[s].call_argv_fast(argv.size(), argv.data());
+        if (status != 0) {
+            std::string runtime_msg = coconet_comm_last_error(comm);
+            std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
+            throw RuntimeError("Program " + program.name() + ", rank " + std::to_string(rank) +
+                               " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
+                               "): " + msg);
+        }
     }
-    for (const ProgramOutput &o : program.outputs()) {
-        argv.push_back(out.at(o.func.name()).raw_buffer());
-    }
-    // A communicator that failed before keeps its old message: only a new one is this run's.
-    const std::string earlier = coconet_comm_last_error(comm);
-    int status = callable_.call_argv_fast(argv.size(), argv.data());
-    if (status != 0) {
-        std::string runtime_msg = coconet_comm_last_error(comm);
-        std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
-        throw RuntimeError("Program " + program.name() + ", rank " + std::to_string(rank) + " of " +
-                           std::to_string(size) + " (" + coconet_comm_backend(comm) + "): " + msg);
+    RankBuffers out;
+    for (size_t i = 0; i < program.outputs().size(); i++) {
+        const DFuncContents *v = lowered_.spmd.output_values[i];
+        Halide::Buffer<> b = values.at(v);
+        // An input returned as is: the caller gets a copy, not its own buffer.
+        out[program.outputs()[i].func.name()] = v->kind == FuncKind::Input ? b.copy() : b;
     }
     return out;
 }
@@ -104,6 +289,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
     coconet_internal_assert(world) << "could not create a threads world";
+    prepare_kernels(coconet_threads_world_comm(world.get(), 0));
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
     std::vector<char> aborted(world_size, 0); // not vector<bool>: threads write neighbours
@@ -140,7 +326,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         traffic->assign(world_size, RankTraffic{});
         for (int r = 0; r < world_size; r++) {
             const coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            for (int k = 0; k < 7; k++) {
+            for (int k = 0; k < RankTraffic::kinds; k++) {
                 (*traffic)[r].bytes[k] = coconet_comm_bytes_sent(comm, k);
                 (*traffic)[r].ops[k] = coconet_comm_op_count(comm, k);
             }

@@ -4,16 +4,22 @@
 #ifndef COCONET_JIT_PROGRAM_H
 #define COCONET_JIT_PROGRAM_H
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include "Lower.h"
 #include "RankData.h"
 
 namespace coconet {
 
 // What each rank sent while a program ran: bytes and operations per
-// collective kind (indexed by CollectiveKind).
+// collective kind (indexed by CollectiveKind; index COCONET_FUSED: the memory
+// traffic of fused passes).
 struct RankTraffic {
-    uint64_t bytes[7] = {};
-    uint64_t ops[7] = {};
+    static constexpr int kinds = COCONET_FUSED + 1;
+    uint64_t bytes[kinds] = {};
+    uint64_t ops[kinds] = {};
     uint64_t total_bytes() const;
 };
 
@@ -35,8 +41,17 @@ public:
     const LoweredProgram &lowered() const { return lowered_; }
 
 private:
+    // The compiled kernel of fused group g for nsrc sources (compiled on first use).
+    const Halide::Callable &fused_kernel(int group, int nsrc) const;
+    // Compiles the fused kernels a run on `comm` needs, before any rank waits.
+    void prepare_kernels(const coconet_comm *comm) const;
+    void run_fused(const SpmdSegment &segment, coconet_comm *comm, void *rank_context,
+                   std::map<const DFuncContents *, Halide::Buffer<>> &values) const;
+
     LoweredProgram lowered_;
-    Halide::Callable callable_;
+    std::vector<Halide::Callable> callables_; // per segment (unused for fused ones)
+    mutable std::mutex kernels_mutex_;
+    mutable std::map<std::pair<int, int>, std::unique_ptr<Halide::Callable>> kernels_;
 };
 
 } // namespace coconet

@@ -1,9 +1,11 @@
 #include "LowerSpmd.h"
 
+#include <algorithm>
 #include <set>
 
 #include "Error.h"
 #include "Rebuild.h"
+#include "ScheduledReads.h"
 
 namespace coconet {
 
@@ -47,110 +49,375 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     return stage;
 }
 
-// Whether every read of the split all_reduce `split` in `consumer` is at the
-// consumer's own slice of the reduce_scatter: the consumer is sliced along the
-// same extent of the same group, indexed by its sliced pure variable.
-bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &split,
-                          const Analysis &a) {
-    const FuncInfo &c = a.of(&consumer);
-    const FuncInfo &s = a.of(split.sliced_part.get());
-    const int d = s.layout.dim;
-    if (c.layout.kind != LayoutKind::Sliced || c.layout.group != s.layout.group ||
-        c.extents[c.layout.dim] != s.extents[d]) {
-        return false;
+enum class Node {
+    Input,
+    Halide,   // computed by a Halide segment
+    Fused,    // computed (or gathered) by a fused pass
+    StandsFor // scheduled away: its reads go to its sliced part or its gather
+};
+
+// Where every Func is computed and what it reads once scheduled, then the
+// segments built from that.
+class SegmentBuilder {
+public:
+    SegmentBuilder(const Program &p, const Analysis &a) : program(p), analysis(a) {
+        out.groups = find_fused_groups(a);
     }
-    const std::string &var = consumer.func.function().args()[c.layout.dim];
-    for (const auto &def : definitions_of(consumer)) {
-        for (const auto &call : distributed_calls(consumer, def)) {
-            const Variable *v = call.args[d].as<Variable>();
-            if (call.callee.get() == &split &&
-                (!v || v->reduction_domain.defined() || v->name != var)) {
-                return false;
+
+    SpmdPipeline build() {
+        for (const DFunc &f : analysis.order) {
+            const DFuncContents *c = f.get_contents().get();
+            node[c] = classify(*c);
+        }
+        for (size_t g = 0; g < out.groups.size(); g++) {
+            collect_group_reads((int)g);
+        }
+        for (const ProgramOutput &o : program.outputs()) {
+            out.output_values.push_back(
+                scheduled_target(nullptr, *o.func.get_contents(), analysis));
+        }
+        find_live();
+        for (const DFuncContents *t : out.output_values) {
+            needed_later(t, -1);
+        }
+        int last = -1;
+        for (const DFuncContents *f : live) {
+            if (node[f] == Node::Halide) {
+                last = std::max(last, segment_of(*f));
+            } else if (node[f] == Node::Fused) {
+                last = std::max(last, slot_of(group_of(*f)));
+            }
+        }
+        build_segments(last);
+        make_steps();
+        return std::move(out);
+    }
+
+private:
+    Node classify(const DFuncContents &f) const {
+        if (f.kind == FuncKind::Input) {
+            return Node::Input;
+        }
+        if (f.gathered) {
+            return Node::StandsFor;
+        }
+        return group_of(f) >= 0 ? Node::Fused : Node::Halide;
+    }
+
+    // The fused group that computes or gathers f, or -1.
+    int group_of(const DFuncContents &f) const {
+        for (size_t g = 0; g < out.groups.size(); g++) {
+            if (out.groups[g].computes(&f) || out.groups[g].gathers(f)) {
+                return (int)g;
+            }
+        }
+        return -1;
+    }
+
+    std::vector<const DFuncContents *> reads_of(const DFuncContents &f) const {
+        std::vector<const DFuncContents *> r;
+        if (f.kind == FuncKind::Collective) {
+            r.push_back(scheduled_target(nullptr, *f.collective->source, analysis));
+            return r;
+        }
+        for (const auto &def : definitions_of(f)) {
+            for (const auto &call : distributed_calls(f, def)) {
+                const DFuncContents *t = scheduled_target(&f, *call.callee, analysis);
+                if (std::find(r.begin(), r.end(), t) == r.end()) {
+                    r.push_back(t);
+                }
+            }
+        }
+        return r;
+    }
+
+    // What the outputs need, through Halide Funcs' reads and fused passes'.
+    void find_live() {
+        std::vector<const DFuncContents *> work(out.output_values.begin(), out.output_values.end());
+        while (!work.empty()) {
+            const DFuncContents *t = work.back();
+            work.pop_back();
+            if (!live.insert(t).second) {
+                continue;
+            }
+            if (node.at(t) == Node::Halide) {
+                for (const DFuncContents *r : reads_of(*t)) {
+                    work.push_back(r);
+                }
+            } else if (node.at(t) == Node::Fused) {
+                for (const DFuncContents *r : group_reads[group_of(*t)]) {
+                    work.push_back(r);
+                }
             }
         }
     }
-    return true;
-}
+
+    // A group's source and the other values its members read.
+    void collect_group_reads(int g) {
+        FusedGroup &group = out.groups[g];
+        const DFuncContents *src =
+            scheduled_target(nullptr, *group.scatter->collective->source, analysis);
+        group_reads[g].push_back(src);
+        for (const DFuncContents *m : group.members) {
+            for (const DFuncContents *t : reads_of(*m)) {
+                if (group.computes(t)) {
+                    continue;
+                }
+                coconet_user_assert(!group.gathers(*t))
+                    << "fuse_with(" << m->name << ", " << group.scatter->name << "): " << m->name
+                    << " reads " << t->name << ", the gathered result of the same pass.";
+                if (std::find(group.extra_inputs.begin(), group.extra_inputs.end(), t) ==
+                    group.extra_inputs.end()) {
+                    group.extra_inputs.push_back(t);
+                    group_reads[g].push_back(t);
+                }
+            }
+        }
+    }
+
+    // The first segment (Halide segment index) in which value t can be read.
+    int available(const DFuncContents *t) {
+        switch (node.at(t)) {
+        case Node::Input: return 0;
+        case Node::Halide: return segment_of(*t);
+        case Node::Fused: return slot_of(group_of(*t)) + 1;
+        case Node::StandsFor: break;
+        }
+        coconet_internal_assert(false) << t->name << " is read but stands for other Funcs";
+        return 0;
+    }
+
+    int segment_of(const DFuncContents &f) {
+        auto it = segment.find(&f);
+        if (it != segment.end()) {
+            return it->second;
+        }
+        coconet_user_assert(!active.count(&f))
+            << "the fused passes of program " << program.name() << " depend on each other through "
+            << f.name << ": a Func fused into a pass reads a value that needs the pass's result.";
+        active.insert(&f);
+        int s = 0;
+        for (const DFuncContents *t : reads_of(f)) {
+            s = std::max(s, available(t));
+        }
+        active.erase(&f);
+        return segment[&f] = s;
+    }
+
+    // The Halide segment after which group g's pass runs.
+    int slot_of(int g) {
+        auto it = slot.find(g);
+        if (it != slot.end()) {
+            return it->second;
+        }
+        const DFuncContents *key = out.groups[g].scatter.get();
+        coconet_user_assert(!active.count(key))
+            << "fuse_with(..., " << key->name << "): the Funcs fused into the pass of " << key->name
+            << " read a value that needs the pass's result.";
+        active.insert(key);
+        int s = 0;
+        for (const DFuncContents *t : group_reads[g]) {
+            s = std::max(s, available(t));
+        }
+        active.erase(key);
+        return slot[g] = s;
+    }
+
+    // Records that value t is read by something in segment `reader_segment`
+    // (-1: after the last segment, a program output).
+    void needed_later(const DFuncContents *t, int reader_segment) {
+        const Node n = node.at(t);
+        if (n == Node::Halide && (reader_segment < 0 || segment_of(*t) < reader_segment)) {
+            exported.insert(t);
+        } else if (n == Node::Fused) {
+            FusedGroup &g = out.groups[group_of(*t)];
+            const bool gather = g.gathers(*t);
+            const DFuncContents *member = gather ? t->collective->source.get() : t;
+            auto o = std::find_if(g.outputs.begin(), g.outputs.end(),
+                                  [&](const FusedOutput &x) { return x.member == member; });
+            if (o == g.outputs.end()) {
+                g.outputs.push_back(FusedOutput{member});
+                o = g.outputs.end() - 1;
+            }
+            (gather ? o->gathered_value : o->slice_value) = t;
+        }
+    }
+
+    // The Func segment s reads value t through.
+    Func in_segment(int s, const DFuncContents *t) {
+        if (node.at(t) == Node::Halide && segment_of(*t) == s) {
+            return funcs.at(t);
+        }
+        if (node.at(t) == Node::Input) {
+            params[s][t] = *t->param;
+            return Func(*t->param);
+        }
+        auto &p = params[s];
+        auto it = p.find(t);
+        if (it == p.end()) {
+            const FuncInfo &info = analysis.of(t);
+            it = p.emplace(t, Halide::ImageParam(t->func.type(), (int)info.extents.size(),
+                                                 t->name + "_in"))
+                     .first;
+        }
+        return Func(it->second);
+    }
+
+    void build_segments(int last) {
+        Expr uc = Halide::user_context_value();
+        Expr rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
+        Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
+        // What later segments, passes and outputs read from each segment.
+        std::set<int> live_groups;
+        for (const DFuncContents *f : live) {
+            if (node[f] == Node::Halide) {
+                for (const DFuncContents *t : reads_of(*f)) {
+                    needed_later(t, segment_of(*f));
+                }
+            } else if (node[f] == Node::Fused) {
+                live_groups.insert(group_of(*f));
+            }
+        }
+        for (int g : live_groups) {
+            for (const DFuncContents *t : group_reads[g]) {
+                needed_later(t, slot_of(g) + 1);
+            }
+        }
+        for (int s = 0; s <= last; s++) {
+            std::vector<Func> outputs;
+            HalideSegment h;
+            for (const DFunc &df : analysis.order) {
+                const DFuncContents *f = df.get_contents().get();
+                if (node[f] != Node::Halide || !live.count(f) || segment_of(*f) != s) {
+                    continue;
+                }
+                if (f->kind == FuncKind::Collective) {
+                    funcs[f] = collective_stage(*f, analysis, in_segment(s, reads_of(*f)[0]), uc);
+                } else {
+                    CalleeMap callee = [&](const DFuncContents &c) {
+                        return in_segment(s, scheduled_target(f, c, analysis));
+                    };
+                    funcs[f] = rebuild_compute(*f, analysis.of(f), callee, rank, size);
+                }
+                // Unscheduled: every distributed Func is materialized on its own.
+                funcs[f].compute_root();
+                if (exported.count(f)) {
+                    outputs.push_back(funcs[f]);
+                    h.outputs.push_back(f);
+                }
+            }
+            if (!outputs.empty()) {
+                h.pipeline = Halide::Pipeline(outputs);
+                for (auto &[value, param] : params[s]) {
+                    h.params.push_back(param);
+                    h.param_values.push_back(value);
+                }
+                out.segments.push_back(SpmdSegment{-1, std::move(h)});
+                halide_index[s] = (int)out.segments.size() - 1;
+            }
+            for (size_t g = 0; g < out.groups.size(); g++) {
+                if (slot_of((int)g) == s && !out.groups[g].outputs.empty()) {
+                    out.segments.push_back(SpmdSegment{(int)g, {}});
+                    pass_index[g] = (int)out.segments.size() - 1;
+                }
+            }
+        }
+    }
+
+    void make_steps() {
+        for (const DFunc &df : analysis.order) {
+            const DFuncContents *f = df.get_contents().get();
+            PlanStep step{f, "", -1};
+            switch (node[f]) {
+            case Node::Input: break;
+            case Node::StandsFor:
+                if (f->kind == FuncKind::Collective) {
+                    step.note = "split into " + f->sliced_part->name + " + " + f->gathered->name;
+                } else {
+                    step.note = "computed on slices as " + f->sliced_part->name + ", gathered by " +
+                                f->gathered->name;
+                }
+                if (f->kind == FuncKind::Collective &&
+                    f->collective->kind == CollectiveKind::SendRecv) {
+                    step.note =
+                        "sends slices as " + f->sliced_part->name + " + " + f->gathered->name;
+                }
+                break;
+            case Node::Halide: {
+                auto it = halide_index.find(segment_of(*f));
+                if (it == halide_index.end() || !live.count(f)) {
+                    step.note = "dead: no consumer reads it, not emitted";
+                    break;
+                }
+                step.segment = it->second;
+                step.note = slice_reads(*f);
+                break;
+            }
+            case Node::Fused: {
+                const int g = group_of(*f);
+                auto it = pass_index.find(g);
+                step.segment = it == pass_index.end() ? -1 : it->second;
+                const FusedGroup &group = out.groups[g];
+                if (step.segment < 0) {
+                    step.note = "dead: no consumer reads the fused pass, not emitted";
+                } else if (f == group.scatter.get()) {
+                    step.note = "fused pass: reduces each chunk of the rank's slice and computes";
+                    for (const DFuncContents *m : group.members) {
+                        step.note += " " + m->name;
+                    }
+                    step.note += " in the same pass";
+                } else if (group.gathers(*f)) {
+                    step.note = "written into every rank's copy by the fused pass of " +
+                                group.scatter->name + ", no separate all_gather";
+                } else {
+                    step.note = "computed inside the fused pass of " + group.scatter->name;
+                }
+                break;
+            }
+            }
+            if (step.note.size() > 2 && step.note.compare(step.note.size() - 2, 2, "; ") == 0) {
+                step.note.resize(step.note.size() - 2);
+            }
+            out.steps.push_back(step);
+        }
+    }
+
+    // "reads its slice of g_sum_rs for g_sum; " for each gathered Func that f
+    // reads at its own slice only.
+    std::string slice_reads(const DFuncContents &f) const {
+        std::string note;
+        if (f.kind != FuncKind::Compute) {
+            return note;
+        }
+        std::set<const DFuncContents *> seen;
+        for (const auto &def : definitions_of(f)) {
+            for (const auto &call : distributed_calls(f, def)) {
+                const DFuncContents *c = call.callee.get();
+                if (c->gathered && seen.insert(c).second &&
+                    scheduled_target(&f, *c, analysis) == c->sliced_part.get()) {
+                    note += "reads its slice of " + c->sliced_part->name + " for " + c->name + "; ";
+                }
+            }
+        }
+        return note;
+    }
+
+    const Program &program;
+    const Analysis &analysis;
+    SpmdPipeline out;
+    std::map<const DFuncContents *, Node> node;
+    std::map<const DFuncContents *, int> segment;
+    std::map<int, int> slot, halide_index, pass_index;
+    std::map<int, std::vector<const DFuncContents *>> group_reads;
+    std::set<const DFuncContents *> active, live, exported;
+    std::map<const DFuncContents *, Func> funcs;
+    std::map<int, std::map<const DFuncContents *, Halide::ImageParam>> params;
+};
 
 } // namespace
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
-    SpmdPipeline out;
-    Expr uc = Halide::user_context_value();
-    Expr rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
-    Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
-    std::map<const DFuncContents *, Func> funcs;
-    std::set<const DFuncContents *> read; // stages some consumer or output reads
-    std::map<const DFuncContents *, std::string> notes;
-    // What a consumer's call to `callee` reads; null consumer: a collective or an output.
-    auto resolve = [&](const DFuncContents *consumer, const DFuncContents &callee) {
-        const DFuncContents *target = &callee;
-        if (callee.gathered) {
-            const bool slice = consumer && reads_only_its_slice(*consumer, callee, analysis);
-            target = slice ? callee.sliced_part.get() : callee.gathered.get();
-            if (slice) {
-                notes[consumer] +=
-                    "reads its slice of " + target->name + " for " + callee.name + "; ";
-            }
-        }
-        read.insert(target);
-        return funcs.at(target);
-    };
-    for (const DFunc &df : analysis.order) {
-        const DFuncContents &f = *df.get_contents();
-        switch (f.kind) {
-        case FuncKind::Input: funcs[&f] = Func(*f.param); break;
-        case FuncKind::Compute: {
-            if (f.gathered) {
-                notes[&f] = "computed on slices as " + f.sliced_part->name + ", gathered by " +
-                            f.gathered->name;
-                continue;
-            }
-            CalleeMap callee = [&](const DFuncContents &c) { return resolve(&f, c); };
-            funcs[&f] = rebuild_compute(f, analysis.of(&f), callee, rank, size);
-            // Unscheduled: every distributed Func is materialized on its own.
-            funcs[&f].compute_root();
-            break;
-        }
-        case FuncKind::Collective:
-            if (f.gathered) {
-                notes[&f] = (f.collective->kind == CollectiveKind::SendRecv ? "sends slices as "
-                                                                            : "split into ") +
-                            f.sliced_part->name + " + " + f.gathered->name;
-                continue;
-            }
-            funcs[&f] = collective_stage(f, analysis, resolve(nullptr, *f.collective->source), uc);
-            funcs[&f].compute_root();
-            break;
-        }
-    }
-    for (const DFunc &in : analysis.inputs) {
-        out.inputs.push_back(*in.get_contents()->param);
-    }
-    std::vector<Func> outputs;
-    for (const ProgramOutput &o : program.outputs()) {
-        Func f = resolve(nullptr, *o.func.get_contents());
-        if (o.func.kind() == FuncKind::Input) {
-            // An input returned as is still needs a stage of its own to be an output.
-            Func copy(o.func.name() + "_out");
-            copy(Halide::_) = f(Halide::_);
-            f = copy;
-        }
-        outputs.push_back(f);
-    }
-    out.pipeline = Halide::Pipeline(outputs);
-    for (const DFunc &df : analysis.order) {
-        const DFuncContents *f = df.get_contents().get();
-        std::string note = notes[f];
-        if (f->kind == FuncKind::Collective && !f->gathered && !read.count(f)) {
-            note = "dead: no consumer reads it, not emitted";
-        }
-        if (note.size() > 2 && note.compare(note.size() - 2, 2, "; ") == 0) {
-            note.resize(note.size() - 2);
-        }
-        out.steps.push_back(PlanStep{f, note});
-    }
-    return out;
+    return SegmentBuilder(program, analysis).build();
 }
 
 } // namespace coconet

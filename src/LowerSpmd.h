@@ -1,30 +1,51 @@
-// Pass: the SPMD Halide pipeline every rank runs. Computed Funcs are rebuilt in
-// global coordinates with the rank and world size read from the communicator;
-// collectives become extern stages of the runtime (coconet_collective) that get
-// the communicator through Halide's user_context. Halide's bounds inference then
-// gives each rank the box of every Func it needs: its slice of a Sliced Func,
-// the full box of a Replicated or Local one, nothing outside the Func's group.
+// Pass: the SPMD program every rank runs, as a sequence of segments. A Halide
+// segment is one pipeline in global coordinates: computed Funcs are rebuilt
+// with the rank and world size read from the communicator, collectives are
+// extern stages of the runtime (coconet_collective) that get the communicator
+// through Halide's user_context, and Halide's bounds inference gives each rank
+// the box of every Func it needs. A fused segment is the pass of a
+// reduce_scatter with the Funcs fused into it (fuse_with), run by the runtime
+// (coconet_fused_reduce_scatter) with a Halide kernel per chunk. Without
+// fuse_with the whole program is one Halide segment.
+//
 // A split all_reduce becomes its reduce_scatter and all_gather; a consumer
 // sliced like the reduce_scatter reads it directly, and an all_gather that no
-// consumer reads is never emitted.
+// consumer reads is never emitted. Values that cross segments live in buffers
+// covering the rank's box of their layout.
 #ifndef COCONET_LOWER_SPMD_H
 #define COCONET_LOWER_SPMD_H
 
-#include "Analysis.h"
+#include "Fusion.h"
 
 namespace coconet {
 
-// One stage of the lowered plan, in execution order, with what the schedule
-// did to it (empty when nothing).
+struct HalideSegment {
+    Halide::Pipeline pipeline;
+    std::vector<Halide::ImageParam> params;          // in argument order
+    std::vector<const DFuncContents *> param_values; // the value each param holds
+    std::vector<const DFuncContents *> outputs;      // values it leaves for what follows
+};
+
+struct SpmdSegment {
+    int fused_group = -1; // >= 0: the pass of SpmdPipeline::groups[fused_group]
+    HalideSegment halide; // otherwise
+};
+
+// One Func of the lowered plan, with the segment that computes it (-1: an
+// input, or a Func that stands for others after scheduling) and what the
+// schedule did to it (empty when nothing).
 struct PlanStep {
     const DFuncContents *func;
     std::string note;
+    int segment = -1;
 };
 
 struct SpmdPipeline {
-    Halide::Pipeline pipeline;
-    std::vector<Halide::ImageParam> inputs; // in signature order
+    std::vector<SpmdSegment> segments; // in execution order
+    std::vector<FusedGroup> groups;
     std::vector<PlanStep> steps;
+    // The value that holds program output i after the last segment.
+    std::vector<const DFuncContents *> output_values;
 };
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis);

@@ -23,35 +23,77 @@ std::string boxes(const FuncInfo &info, int world_size) {
 
 } // namespace
 
+namespace {
+
+std::string step_line(const PlanStep &step, const Analysis &a, int world_size) {
+    const DFuncContents &f = *step.func;
+    const FuncInfo &info = a.of(&f);
+    std::ostringstream s;
+    switch (f.kind) {
+    case FuncKind::Input: s << "input      " << f.name; break;
+    case FuncKind::Compute: s << "kernel     " << f.name; break;
+    case FuncKind::Collective: {
+        const CollectiveDesc &c = *f.collective;
+        s << "collective " << f.name << " = " << to_string(c.kind);
+        if (c.kind == CollectiveKind::AllReduce || c.kind == CollectiveKind::ReduceScatter ||
+            c.kind == CollectiveKind::Reduce) {
+            s << "<" << to_string(c.op) << ">";
+        }
+        s << "(" << c.source->name << ")";
+        break;
+    }
+    }
+    s << "  " << info.layout.to_string() << "  " << boxes(info, world_size);
+    if (!step.note.empty()) {
+        s << "  [" << step.note << "]";
+    }
+    return s.str();
+}
+
+const char *path_name(FusedPath p) {
+    switch (p) {
+    case FusedPath::Direct: return "direct";
+    case FusedPath::Ring: return "ring";
+    default: return "auto";
+    }
+}
+
+} // namespace
+
 std::string print_plan(const LoweredProgram &lowered, int world_size) {
     const Analysis &a = lowered.analysis;
+    const SpmdPipeline &spmd = lowered.spmd;
     std::ostringstream s;
     s << "plan of " << lowered.program.name() << " on " << world_size << " ranks\n";
     int number = 0;
-    for (const PlanStep &step : lowered.spmd.steps) {
-        const DFuncContents &f = *step.func;
-        const FuncInfo &info = a.of(&f);
-        s << "  " << ++number << ". ";
-        switch (f.kind) {
-        case FuncKind::Input: s << "input      " << f.name; break;
-        case FuncKind::Compute: s << "kernel     " << f.name; break;
-        case FuncKind::Collective: {
-            const CollectiveDesc &c = *f.collective;
-            s << "collective " << f.name << " = " << to_string(c.kind);
-            if (c.kind == CollectiveKind::AllReduce || c.kind == CollectiveKind::ReduceScatter ||
-                c.kind == CollectiveKind::Reduce) {
-                s << "<" << to_string(c.op) << ">";
+    auto print_steps = [&](auto &&select) {
+        for (const PlanStep &step : spmd.steps) {
+            if (select(step)) {
+                s << "  " << ++number << ". " << step_line(step, a, world_size) << "\n";
             }
-            s << "(" << c.source->name << ")";
-            break;
         }
+    };
+    print_steps([](const PlanStep &p) { return p.func->kind == FuncKind::Input; });
+    for (size_t k = 0; k < spmd.segments.size(); k++) {
+        const SpmdSegment &seg = spmd.segments[k];
+        if (seg.fused_group < 0) {
+            s << " Halide pipeline " << k << ":\n";
+        } else {
+            const FusedGroup &g = spmd.groups[seg.fused_group];
+            const FuseOptions &o = g.scatter->fuse_options;
+            s << " fused pass " << k << " of " << g.scatter->name << " (one pass over memory; path "
+              << path_name(o.path) << ", chunks of ";
+            if (o.chunk_elements > 0) {
+                s << o.chunk_elements;
+            } else {
+                s << "8192";
+            }
+            s << " elements):\n";
         }
-        s << "  " << info.layout.to_string() << "  " << boxes(info, world_size);
-        if (!step.note.empty()) {
-            s << "  [" << step.note << "]";
-        }
-        s << "\n";
+        print_steps([&](const PlanStep &p) { return p.segment == (int)k; });
     }
+    s << " not computed on their own:\n";
+    print_steps([](const PlanStep &p) { return p.segment < 0 && p.func->kind != FuncKind::Input; });
     s << "  outputs:";
     for (const ProgramOutput &o : lowered.program.outputs()) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";

@@ -112,17 +112,6 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
     return out;
 }
 
-RankBuffers allocate_rank_outputs(const Program &program, const Analysis &analysis, int rank,
-                                  int world_size) {
-    RankBuffers out;
-    for (const ProgramOutput &o : program.outputs()) {
-        const FuncInfo &info = analysis.of(o.func);
-        out[o.func.name()] = allocate_box(o.func.func().type(),
-                                          rank_region(info.layout, info.extents, rank, world_size));
-    }
-    return out;
-}
-
 std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed) {
     Analysis analysis = analyze(program);
     std::vector<RankBuffers> ranks(world_size);

@@ -25,10 +25,6 @@ Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box);
 RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
                               int world_size, const RankBuffers &inputs);
 
-// Output buffers of one rank, each covering the box the output's layout gives it.
-RankBuffers allocate_rank_outputs(const Program &program, const Analysis &analysis, int rank,
-                                  int world_size);
-
 // Deterministic pseudo-random inputs for every rank consistent with the
 // layouts: Replicated and Sliced inputs are boxes of one global value, Local
 // inputs differ between ranks. Values are uniform in [-1, 1) (integers: 0..9).

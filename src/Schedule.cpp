@@ -4,6 +4,8 @@
 #include "Error.h"
 #include "Rebuild.h"
 
+#include <sstream>
+
 namespace coconet {
 
 DFunc &DFunc::split_collective(int dim) {
@@ -77,6 +79,100 @@ DFunc &DFunc::compute_sliced() {
     DFunc gathered = all_gather(part, c.name + "_ag");
     contents->sliced_part = part.get_contents();
     contents->gathered = gathered.get_contents();
+    return *this;
+}
+
+namespace {
+
+std::string call_text(const std::string &name, const std::vector<Halide::Expr> &args) {
+    std::ostringstream s;
+    s << name << "(";
+    for (size_t i = 0; i < args.size(); i++) {
+        s << (i ? ", " : "") << args[i];
+    }
+    s << ")";
+    return s.str();
+}
+
+} // namespace
+
+DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
+    coconet_user_assert(contents && collective.defined()) << "fuse_with on a null DFunc.";
+    const DFuncContents &c = *collective.get_contents();
+    const std::string where = "fuse_with(" + name() + ", " + c.name + "): ";
+    // The reduce_scatter whose pass computes this Func.
+    std::shared_ptr<DFuncContents> scatter;
+    if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::ReduceScatter) {
+        scatter = collective.get_contents();
+    } else if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllReduce &&
+               c.sliced_part) {
+        scatter = c.sliced_part;
+    }
+    coconet_user_assert(scatter)
+        << where << c.name << " is "
+        << (c.kind == FuncKind::Collective
+                ? std::string("an ") + to_string(c.collective->kind) +
+                      (c.collective->kind == CollectiveKind::AllReduce ? " that is not split" : "")
+                : std::string("not a collective"))
+        << "; only a reduce_scatter, or an all_reduce split with split_collective, has a pass "
+           "to fuse a computation into.";
+    coconet_user_assert(contents->kind == FuncKind::Compute && contents->func.defined())
+        << where << name() << " is not a computed Func; only computations run inside a pass.";
+    // The Func computed on slices: this one, or its sliced version.
+    DFuncContents &part = contents->gathered ? *contents->sliced_part : *contents;
+    coconet_user_assert(part.kind == FuncKind::Compute)
+        << where << name() << " is computed on slices by a collective, not by a computation.";
+    coconet_user_assert(!part.fused_into)
+        << where << name() << " is already fused with " << part.fused_into->name << ".";
+    const Halide::Internal::Function fn = part.func.function();
+    coconet_user_assert(fn.updates().empty())
+        << where << name()
+        << " has update definitions; only a pure, element-wise definition runs inside a pass.";
+    coconet_user_assert(fn.args().size() == scatter->func.dimensions())
+        << where << name() << " has " << fn.args().size() << " dimensions and " << c.name << " has "
+        << scatter->func.dimensions() << "; a fused Func is element-wise over it.";
+    // Every read of the collective (any of its forms) must be at the Func's own indices.
+    auto is_collective = [&](const DFuncContents *f) {
+        return f == scatter.get() || f == &c || (c.gathered && f == c.gathered.get());
+    };
+    std::vector<Halide::Expr> own;
+    for (const std::string &v : fn.args()) {
+        own.push_back(Halide::Var(v));
+    }
+    bool reads = false;
+    for (const auto &def : definitions_of(part)) {
+        for (const auto &call : distributed_calls(part, def)) {
+            if (call.callee->fused_into == scatter) {
+                reads = true; // a Func fused into the same pass
+            }
+            if (!is_collective(call.callee.get())) {
+                continue;
+            }
+            reads = true;
+            for (size_t d = 0; d < call.args.size(); d++) {
+                const auto *v = call.args[d].as<Halide::Internal::Variable>();
+                coconet_user_assert(v && !v->reduction_domain.defined() && v->name == fn.args()[d])
+                    << where << name() << " reads " << call_text(call.callee->name, call.args)
+                    << ", not at its own indices " << call_text(call.callee->name, own)
+                    << "; only an element-wise consumer can be fused.";
+            }
+        }
+    }
+    coconet_user_assert(reads) << where << name() << " reads neither " << c.name
+                               << " nor a Func fused with it; there is nothing to fuse.";
+    coconet_user_assert(options.chunk_elements >= 0)
+        << where << "chunk_elements " << options.chunk_elements << " < 0.";
+    FuseOptions &current = scatter->fuse_options;
+    coconet_user_assert(current.path == FusedPath::Auto || options.path == FusedPath::Auto ||
+                        current.path == options.path)
+        << where << "another Func fused with " << c.name << " asked for another path.";
+    if (options.path != FusedPath::Auto) {
+        current.path = options.path;
+    }
+    if (options.chunk_elements > 0) {
+        current.chunk_elements = options.chunk_elements;
+    }
+    part.fused_into = scatter;
     return *this;
 }
 

@@ -12,7 +12,7 @@ using coconet_test::message_of;
 TEST_CASE("split_collective keeps every app's result", "[schedules]") {
     apps::OptimizerConfig opt;
     opt.n = 37;
-    opt.split = true;
+    opt.schedule = apps::Schedule::Split;
     check_matches_reference(apps::adam(opt), coconet_test::rank_counts(), 0.0, 1,
                             apps::optimizer_inputs);
     check_matches_reference(apps::lamb(opt), coconet_test::rank_counts(), 0.0, 1,
@@ -21,18 +21,18 @@ TEST_CASE("split_collective keeps every app's result", "[schedules]") {
     mlp.batch = 2;
     mlp.hidden = 7;
     mlp.ffn = 9;
-    mlp.split = true;
+    mlp.schedule = apps::Schedule::Split;
     check_matches_reference(apps::megatron_mlp(mlp));
     apps::PipelineConfig pipe;
     pipe.hidden = 5;
-    pipe.split = true;
+    pipe.schedule = apps::Schedule::Split;
     check_matches_reference(apps::two_stage_pipeline(pipe), coconet_test::rank_counts(), 0.0, 2);
 }
 
 TEST_CASE("split Adam scatters the gradients and never gathers them", "[schedules]") {
     apps::OptimizerConfig opt;
     opt.n = 10;
-    opt.split = true;
+    opt.schedule = apps::Schedule::Split;
     std::string plan = print_plan(lower(apps::adam(opt)), 3);
     CHECK_THAT(plan, Contains("collective g_sum_rs = reduce_scatter<sum>(g)  Sliced(0)  "
                               "r0:[0..4] r1:[4..8] r2:[8..10]"));
@@ -43,7 +43,7 @@ TEST_CASE("split Adam scatters the gradients and never gathers them", "[schedule
     CHECK_THAT(plan, Contains("[split into g_sum_rs + g_sum_ag]"));
 
     // Unscheduled, the all_reduce is one stage and nothing is dead.
-    opt.split = false;
+    opt.schedule = apps::Schedule::None;
     std::string plain = print_plan(lower(apps::adam(opt)), 3);
     CHECK_THAT(plain, Contains("collective g_sum = all_reduce<sum>(g)"));
     CHECK_THAT(plain, !Contains("dead"));
@@ -66,7 +66,7 @@ TEST_CASE("a split whose consumers need the whole value keeps the all_gather", "
 
 TEST_CASE("compute_sliced moves the gather to the output", "[schedules]") {
     apps::MlpConfig mlp;
-    mlp.split = true;
+    mlp.schedule = apps::Schedule::Split;
     std::string plan = print_plan(lower(apps::megatron_mlp(mlp)), 2);
     CHECK_THAT(plan, Contains("summed_ag = all_gather(summed_rs)  Replicated"));
     CHECK_THAT(plan, Contains("[dead: no consumer reads it, not emitted]"));
@@ -123,7 +123,7 @@ TEST_CASE("collective traffic follows the schedule", "[schedules][traffic]") {
         // Every rank's gradient goes to the R-1 others in slices: (R-1) N floats in all.
         const uint64_t scatter = (uint64_t)(ranks - 1) * opt.n * 4;
         for (bool split : {false, true}) {
-            opt.split = split;
+            opt.schedule = split ? apps::Schedule::Split : apps::Schedule::None;
             Program p = apps::adam(opt);
             std::vector<RankTraffic> traffic;
             JitProgram(p).run_threads(ranks, apps::optimizer_inputs(p, ranks, 2), 5.0, &traffic);
@@ -164,7 +164,7 @@ TEST_CASE("the scheduled pipeline sends 1/R of the cross-stage bytes", "[schedul
         INFO(ranks << " ranks");
         uint64_t sent[2] = {0, 0};
         for (bool split : {false, true}) {
-            pipe.split = split;
+            pipe.schedule = split ? apps::Schedule::Split : apps::Schedule::None;
             Program p = apps::two_stage_pipeline(pipe);
             std::vector<RankTraffic> traffic;
             JitProgram(p).run_threads(ranks, make_inputs(p, ranks), 5.0, &traffic);
@@ -202,7 +202,7 @@ TEST_CASE("Halide's own directives still schedule the compute", "[schedules]") {
     check_matches_reference(p);
 
     // The directives are on the lowered Funcs, not only on the user's.
-    std::vector<Halide::Func> lowered = lower(p).spmd.pipeline.outputs();
+    std::vector<Halide::Func> lowered = lower(p).spmd.segments.at(0).halide.pipeline.outputs();
     REQUIRE(lowered.size() == 2);
     auto for_type = [](const Halide::Internal::Definition &d, const std::string &var) {
         for (const auto &dim : d.schedule().dims()) {

@@ -8,9 +8,10 @@
 #include <string>
 
 #include "Collective.h"
+#include "Fused.h"
 
 namespace coconet_rt {
-constexpr int kNumKinds = COCONET_SEND_RECV + 1;
+constexpr int kNumKinds = COCONET_FUSED + 1;
 // The timeout a communicator starts with: COCONET_TIMEOUT_S when set, else
 // `requested` when positive, else 10 s.
 double initial_timeout(double requested);
@@ -29,6 +30,10 @@ struct coconet_comm {
     // inputs available as op.peer_inputs, compute this rank's output, and keep
     // this rank's input readable until the peers that read it are done.
     virtual int run(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out) = 0;
+    // The path a fused call asking for `requested` takes on this backend.
+    virtual coconet_fused_path fused_path(int requested) const = 0;
+    // Runs a fused reduce-scatter on this rank (a group member, call checked).
+    virtual int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path path) = 0;
 
     // Records the message (coconet_comm_last_error), prints it once to stderr
     // prefixed "coconet: ", and returns `code`.

@@ -1,10 +1,13 @@
 // MPI backend: one rank per process over MPI_COMM_WORLD, point-to-point only
-// (groups are subsets of ranks, no communicator splits). Each rank sends every
-// peer that reads its input the part that peer can use (the sender's input box
-// intersected with the receiver's largest output), packed; the receiver reads
-// the packed parts as buffers in global coordinates and computes its output
-// with the same code as the threads backend. ALL_REDUCE is a reduce-scatter
-// then an all-gather by blocks, still reducing in group-rank order.
+// for collectives (groups are subsets of ranks, no communicator splits). Each
+// rank sends every peer that reads its input the part that peer can use (the
+// sender's input box intersected with the receiver's largest output), packed;
+// the receiver reads the packed parts as buffers in global coordinates and
+// computes its output with the same code as the threads backend. ALL_REDUCE is
+// a reduce-scatter then an all-gather by blocks, still reducing in group-rank
+// order. Fused reduce-scatters take a ring of messages, or on one node a
+// shared-memory window per group (the only communicators created, by the
+// group's ranks alone, once every member is known to be in the same call).
 // Non-blocking calls polled against the timeout: a missing peer is an error
 // naming it, never a hang. Compiled to stubs without COCONET_HAS_MPI.
 #include <cstdio>
@@ -23,9 +26,13 @@ extern "C" int coconet_mpi_available(void) {
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #define OMPI_SKIP_MPICXX 1
@@ -33,8 +40,11 @@ extern "C" int coconet_mpi_available(void) {
 
 #include "Errors.h"
 #include "Pack.h"
+#include "Reduce.h"
 
 using coconet_rt::Box;
+using coconet_rt::FusedPlan;
+using coconet_rt::Group;
 using coconet_rt::Op;
 using coconet_rt::PackedBox;
 
@@ -46,12 +56,167 @@ bool initialized_here = false;
 // kind between two ranks match in call order (MPI's non-overtaking rule).
 constexpr int kTagBase = 7000;
 
+// Fused reduce-scatters: call signatures, ring steps, slices of gathered
+// outputs; and the tag base of the group communicators' creation.
+constexpr int kFusedTag = kTagBase + COCONET_FUSED;
+constexpr int kRingTag = kTagBase + 100;
+constexpr int kGatherTag = kTagBase + 101;
+constexpr int kGroupCommTag = 8000;
+
 using Parts = std::vector<std::unique_ptr<PackedBox>>;
 // The box a rank sends to / receives from peer q; an empty box means nothing.
 using BoxFor = std::function<Box(int q)>;
 
+// What a group member tells the others before a fused call moves any data:
+// the call (hashed where it is long) and the path this rank resolved, so that
+// every member can tell whether all made the same call.
+struct FusedSignature {
+    int64_t name_hash, op, dim, nsplit, group, dims, n[4], nout, outs_hash, type_code, type_bits;
+    int64_t path;  // last: compared apart, for a message of its own
+    char name[64]; // for messages (the hash is compared)
+
+    bool same_call(const FusedSignature &o) const {
+        return std::memcmp(this, &o, offsetof(FusedSignature, path)) == 0;
+    }
+};
+
+uint64_t fnv1a(uint64_t h, uint64_t v) {
+    for (int k = 0; k < 8; k++) {
+        h = (h ^ ((v >> (8 * k)) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+
+FusedSignature fused_signature(const FusedPlan &plan, coconet_fused_path path) {
+    const coconet_fused_call &c = plan.call;
+    FusedSignature s;
+    std::memset(&s, 0, sizeof(s));
+    uint64_t name_hash = 1469598103934665603ull, outs_hash = name_hash;
+    for (const char *p = c.name ? c.name : ""; *p; p++) {
+        name_hash = fnv1a(name_hash, (uint8_t)*p);
+    }
+    for (int i = 0; i < c.nout; i++) {
+        outs_hash =
+            fnv1a(outs_hash, (uint64_t)c.gathered[i] << 32 | (uint64_t)c.outs[i]->type.code << 8 |
+                                 c.outs[i]->type.bits);
+    }
+    s.name_hash = (int64_t)name_hash;
+    s.op = c.op, s.dim = c.dim, s.nsplit = c.nsplit, s.group = c.group, s.dims = c.dims;
+    for (int d = 0; d < 4; d++) {
+        s.n[d] = c.n[d];
+    }
+    s.nout = c.nout;
+    s.outs_hash = (int64_t)outs_hash;
+    s.type_code = c.src->type.code, s.type_bits = c.src->type.bits;
+    s.path = path;
+    std::strncpy(s.name, c.name ? c.name : "", sizeof(s.name) - 1);
+    return s;
+}
+
+const char *path_name(int64_t path) {
+    return path == COCONET_PATH_RING ? "ring" : "direct";
+}
+
+// A dense box of elements at `host` (a window segment) as a buffer in global
+// coordinates.
+struct DenseView {
+    DenseView(uint8_t *host, const Box &box, const halide_type_t &type) {
+        int32_t stride = 1;
+        for (int d = 0; d < box.dims; d++) {
+            dims[d] = halide_dimension_t((int32_t)box.min[d], (int32_t)box.extent[d], stride);
+            stride *= (int32_t)box.extent[d];
+        }
+        buf.type = type;
+        buf.dimensions = box.dims;
+        buf.dim = dims;
+        buf.host = host;
+    }
+    DenseView(const DenseView &) = delete; // buf points into this object
+    DenseView &operator=(const DenseView &) = delete;
+
+    halide_dimension_t dims[coconet_rt::kMaxDims];
+    halide_buffer_t buf{};
+};
+
+// acc[x] = acc[x] op src[x] over `box` (both hold it, same element type).
+void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box) {
+    coconet_rt::with_element_type(acc->type, [&](auto zero) {
+        using T = decltype(zero);
+        const int64_t as = acc->dim[0].stride, ss = src->dim[0].stride;
+        coconet_rt::for_each_row(box, [&](const int64_t *x, int64_t n) {
+            T *a = reinterpret_cast<T *>(coconet_rt::element_address(acc, x));
+            const T *b = reinterpret_cast<const T *>(coconet_rt::element_address(src, x));
+            for (int64_t k = 0; k < n; k++) {
+                a[k * as] = coconet_rt::reduce_combine<T>(op, a[k * as], b[k * ss]);
+            }
+        });
+    });
+}
+
+// Where a fused call's data lies in each member's window segment: the
+// member's count of window barriers reached, its source (the full box,
+// dense), then per gathered output its slice of it (dense). Every member
+// computes the same layout.
+struct FusedLayout {
+    static constexpr size_t kSrcOffset = 64; // after the barrier count
+
+    explicit FusedLayout(const FusedPlan &plan) {
+        auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
+        const coconet_fused_call &c = plan.call;
+        size_t at = kSrcOffset + aligned((size_t)plan.full.count() * plan.element_bytes());
+        // The first slice is the largest (slices of ceil(n/R) elements).
+        const size_t largest = (size_t)plan.slice(plan.group.first).count();
+        for (int i = 0; i < c.nout; i++) {
+            out_offset.push_back(at);
+            if (c.gathered[i]) {
+                at += aligned(largest * c.outs[i]->type.bytes());
+            }
+        }
+        bytes = at;
+    }
+    std::vector<size_t> out_offset;
+    size_t bytes;
+};
+
+// A shared-memory window over one group's ranks, kept for later fused calls
+// of the same group and grown when a call needs more.
+struct SharedWindow {
+    int first = 0; // the group's first rank
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Aint bytes = 0;          // this rank's segment
+    std::vector<uint8_t *> base; // each member's segment, by group rank
+
+    // Member k's count of window barriers reached (diagnostics only: the
+    // members behind this rank's count are those a timeout names).
+    uint64_t *arrivals(int k) const { return reinterpret_cast<uint64_t *>(base[k]); }
+};
+
 struct MpiComm : coconet_comm {
-    MpiComm(int rank, int size, double timeout) : coconet_comm(rank, size, timeout) {}
+    MpiComm(int rank, int size, double timeout, bool one_node)
+        : coconet_comm(rank, size, timeout), one_node(one_node) {}
+
+    // Frees the windows when every member is still here to free them (freeing
+    // is collective); after a failure they are left to MPI_Finalize.
+    ~MpiComm() override {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (finalized || !failure.empty()) {
+            return;
+        }
+        // Map order: every rank frees shared groups in the same order.
+        for (auto &entry : windows) {
+            SharedWindow &w = entry.second;
+            if (!members_present(w.comm)) {
+                return; // a member left without freeing: leave the rest to MPI
+            }
+            if (w.win != MPI_WIN_NULL) {
+                MPI_Win_unlock_all(w.win);
+                MPI_Win_free(&w.win);
+            }
+            MPI_Comm_free(&w.comm);
+        }
+    }
 
     const char *backend() const override { return "mpi"; }
 
@@ -137,6 +302,389 @@ struct MpiComm : coconet_comm {
         return COCONET_OK;
     }
 
+    // Ring for groups across nodes; the shared window when all ranks share a node.
+    coconet_fused_path fused_path(int requested) const override {
+        return requested == COCONET_PATH_RING || !one_node ? COCONET_PATH_RING
+                                                           : COCONET_PATH_DIRECT;
+    }
+
+    int run_fused(const FusedPlan &plan, coconet_fused_path path) override {
+        const std::string what = plan.what();
+        if (!failure.empty()) {
+            return aborted(what);
+        }
+        if (plan.group.size == 1) {
+            // Nothing to reduce with: the kernel reads this rank's source alone.
+            for (const Box &chunk : plan.chunks(plan.slice(rank))) {
+                const int rc = plan.run_kernel(*this, chunk, {plan.call.src});
+                if (rc != COCONET_OK) {
+                    return rc;
+                }
+            }
+            return COCONET_OK;
+        }
+        const int rc = check_same_call(plan, path, what);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        return path == COCONET_PATH_RING ? fused_ring(plan, what) : fused_direct(plan, what);
+    }
+
+    // Every member sends its call's signature to every other member and
+    // compares what it receives: either all find a mismatch or none does.
+    // Also makes sure every member is here before blocking MPI calls
+    // (creating a window) and before any data moves.
+    int check_same_call(const FusedPlan &plan, coconet_fused_path path, const std::string &what) {
+        const Group &g = plan.group;
+        const FusedSignature mine = fused_signature(plan, path);
+        // Heap-held so that a timeout can leave them to requests MPI still owns.
+        auto theirs = std::make_unique<std::vector<FusedSignature>>(g.size);
+        auto sent = std::make_unique<FusedSignature>(mine);
+        std::vector<MPI_Request> reqs;
+        std::vector<int> peers;
+        for (int q = g.first; q < g.first + g.size; q++) {
+            if (q == rank) {
+                continue;
+            }
+            reqs.emplace_back();
+            peers.push_back(q);
+            int err = MPI_Irecv(&(*theirs)[g.local(q)], (int)sizeof(FusedSignature), MPI_BYTE, q,
+                                kFusedTag, MPI_COMM_WORLD, &reqs.back());
+            if (err == MPI_SUCCESS) {
+                reqs.emplace_back();
+                peers.push_back(q);
+                err = MPI_Isend(sent.get(), (int)sizeof(FusedSignature), MPI_BYTE, q, kFusedTag,
+                                MPI_COMM_WORLD, &reqs.back());
+            }
+            if (err != MPI_SUCCESS) {
+                (void)theirs.release(); // earlier requests may still use them
+                (void)sent.release();
+                return mpi_error(err, what);
+            }
+        }
+        const int rc = wait_all(reqs, peers, what, [&] {
+            (void)theirs.release();
+            (void)sent.release();
+        });
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q = g.first; q < g.first + g.size; q++) {
+            const FusedSignature &s = (*theirs)[g.local(q)];
+            if (q == rank || (s.same_call(mine) && s.path == mine.path)) {
+                continue;
+            }
+            std::string detail;
+            if (s.same_call(mine)) {
+                detail = " (rank " + std::to_string(q) + " takes the " + path_name(s.path) +
+                         " path, this rank the " + path_name(mine.path) + " path)";
+            }
+            return fail(COCONET_ERR_INVALID,
+                        coconet_rt::op_label(rank, what) + ": rank " + std::to_string(q) +
+                            " called fused reduce_scatter '" + std::string(s.name) +
+                            "' with other arguments at the same time: every group member must "
+                            "make the same collective calls in the same order" +
+                            detail);
+        }
+        return COCONET_OK;
+    }
+
+    // Ring reduce-scatter of the members' slices: at step s a member sends the
+    // partial of block (me - s - 1) to its right and receives block
+    // (me - s - 2) from its left, adding its own source; at the last step it
+    // receives its own block and, instead of adding, hands the partial and its
+    // source to the kernel. Each block is reduced starting from the rank after
+    // its owner: a rotation of rank order.
+    int fused_ring(const FusedPlan &plan, const std::string &what) {
+        const Group &g = plan.group;
+        const int L = g.size, me = g.local(rank);
+        const int right = g.first + (me + 1) % L, left = g.first + (me + L - 1) % L;
+        const halide_buffer_t *src = plan.call.src;
+        auto block = [&](int b) { return plan.slice(g.first + ((b % L) + L) % L); };
+        // [0]: the partial sent at this step, [1]: the one received.
+        Parts bufs(2), none;
+        bufs[0] = coconet_rt::pack(src, block(me - 1));
+        count_bytes(COCONET_FUSED, bufs[0]->size_bytes());
+        for (int s = 0; s < L - 1; s++) {
+            bufs[1] = std::make_unique<PackedBox>(block(me - s - 2), src->type);
+            std::vector<MPI_Request> reqs;
+            std::vector<int> peers;
+            int err = MPI_SUCCESS;
+            if (!bufs[1]->box.empty()) {
+                reqs.emplace_back();
+                peers.push_back(left);
+                err = MPI_Irecv(bufs[1]->data.data(), (int)bufs[1]->size_bytes(), MPI_BYTE, left,
+                                kRingTag, MPI_COMM_WORLD, &reqs.back());
+            }
+            if (err == MPI_SUCCESS && !bufs[0]->box.empty()) {
+                reqs.emplace_back();
+                peers.push_back(right);
+                err = MPI_Isend(bufs[0]->data.data(), (int)bufs[0]->size_bytes(), MPI_BYTE, right,
+                                kRingTag, MPI_COMM_WORLD, &reqs.back());
+            }
+            if (err != MPI_SUCCESS) {
+                keep_forever(bufs, none);
+                return mpi_error(err, what);
+            }
+            const int rc = wait_all(reqs, peers,
+                                    what + " (ring step " + std::to_string(s + 1) + " of " +
+                                        std::to_string(L - 1) + ")",
+                                    [&] { keep_forever(bufs, none); });
+            if (rc != COCONET_OK) {
+                return rc;
+            }
+            if (s < L - 2) {
+                combine_into(plan.call.op, &bufs[1]->buf, src, bufs[1]->box);
+                count_bytes(COCONET_FUSED, 2 * bufs[1]->size_bytes());
+                bufs[0] = std::move(bufs[1]);
+            }
+        }
+        // The last reduce step, fused with the kernel: partial op own source.
+        int rc = COCONET_OK;
+        for (const Box &chunk : plan.chunks(plan.slice(rank))) {
+            rc = plan.run_kernel(*this, chunk, {&bufs[1]->buf, src});
+            if (rc != COCONET_OK) {
+                break;
+            }
+        }
+        // Peers wait for this rank's slices even when its kernel failed.
+        const int sent = gather_by_messages(plan, what);
+        return rc != COCONET_OK ? rc : sent;
+    }
+
+    // Each member sends its slice of every gathered output to every other
+    // member (the bytes a ring all-gather would send, in one round).
+    int gather_by_messages(const FusedPlan &plan, const std::string &what) {
+        const coconet_fused_call &c = plan.call;
+        const Group &g = plan.group;
+        const Box mine = plan.slice(rank);
+        Parts sends, recvs;
+        std::vector<MPI_Request> reqs;
+        std::vector<int> peers;
+        std::vector<std::pair<int, int>> unpack; // (output, index in recvs)
+        for (int i = 0; i < c.nout; i++) {
+            if (!c.gathered[i]) {
+                continue;
+            }
+            if (!mine.empty()) {
+                sends.push_back(coconet_rt::pack(c.outs[i], mine));
+                count_bytes(COCONET_FUSED, sends.back()->size_bytes());
+            }
+            for (int q = g.first; q < g.first + g.size; q++) {
+                if (q == rank) {
+                    continue;
+                }
+                int err = MPI_SUCCESS;
+                const Box theirs = plan.slice(q);
+                if (!theirs.empty()) {
+                    recvs.push_back(std::make_unique<PackedBox>(theirs, c.outs[i]->type));
+                    unpack.emplace_back(i, (int)recvs.size() - 1);
+                    reqs.emplace_back();
+                    peers.push_back(q);
+                    err = MPI_Irecv(recvs.back()->data.data(), (int)recvs.back()->size_bytes(),
+                                    MPI_BYTE, q, kGatherTag, MPI_COMM_WORLD, &reqs.back());
+                }
+                if (err == MPI_SUCCESS && !mine.empty()) {
+                    reqs.emplace_back();
+                    peers.push_back(q);
+                    err = MPI_Isend(sends.back()->data.data(), (int)sends.back()->size_bytes(),
+                                    MPI_BYTE, q, kGatherTag, MPI_COMM_WORLD, &reqs.back());
+                }
+                if (err != MPI_SUCCESS) {
+                    keep_forever(sends, recvs);
+                    return mpi_error(err, what);
+                }
+            }
+        }
+        const int rc = wait_all(reqs, peers, what + " (all-gather of the fused outputs)",
+                                [&] { keep_forever(sends, recvs); });
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (const auto &u : unpack) {
+            const PackedBox &p = *recvs[u.second];
+            coconet_rt::copy_box(&p.buf, c.outs[u.first], p.box);
+            count_bytes(COCONET_FUSED, p.size_bytes());
+        }
+        return COCONET_OK;
+    }
+
+    // Through a shared-memory window of the group: each member posts the parts
+    // of its source that peers read, reduces its slice chunk by chunk from all
+    // members' sources in group-rank order (bit-identical to the reference),
+    // posts its slice of gathered outputs and copies the others' slices.
+    int fused_direct(const FusedPlan &plan, const std::string &what) {
+        const coconet_fused_call &c = plan.call;
+        const Group &g = plan.group;
+        const int me = g.local(rank);
+        const FusedLayout layout(plan);
+        SharedWindow *w = nullptr;
+        int rc = shared_window(g, layout.bytes, what, &w);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        std::vector<std::unique_ptr<DenseView>> views;
+        std::vector<const halide_buffer_t *> srcs;
+        for (int k = 0; k < g.size; k++) {
+            views.push_back(std::make_unique<DenseView>(w->base[k] + FusedLayout::kSrcOffset,
+                                                        plan.full, c.src->type));
+            // This rank reads its own source in place.
+            srcs.push_back(k == me ? c.src : &views.back()->buf);
+        }
+        for (int q = g.first; q < g.first + g.size; q++) {
+            const Box theirs = plan.slice(q);
+            if (q != rank && !theirs.empty()) {
+                coconet_rt::copy_box(c.src, &views[me]->buf, theirs);
+                count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * plan.element_bytes());
+            }
+        }
+        rc = window_barrier(*w, what + " (sources posted)");
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        // slices[i][k]: member k's slice of gathered output i in k's segment.
+        std::vector<std::vector<std::unique_ptr<DenseView>>> slices(c.nout);
+        for (int i = 0; i < c.nout; i++) {
+            for (int k = 0; c.gathered[i] && k < g.size; k++) {
+                slices[i].push_back(std::make_unique<DenseView>(
+                    w->base[k] + layout.out_offset[i], plan.slice(g.first + k), c.outs[i]->type));
+            }
+        }
+        int kernel_rc = COCONET_OK;
+        for (const Box &chunk : plan.chunks(plan.slice(rank))) {
+            kernel_rc = plan.run_kernel(*this, chunk, srcs);
+            if (kernel_rc != COCONET_OK) {
+                break;
+            }
+            // While the chunk is in cache.
+            for (int i = 0; i < c.nout; i++) {
+                if (c.gathered[i]) {
+                    coconet_rt::copy_box(c.outs[i], &slices[i][me]->buf, chunk);
+                    count_bytes(COCONET_FUSED, (uint64_t)chunk.count() * c.outs[i]->type.bytes());
+                }
+            }
+        }
+        // Peers wait at the barriers even when this rank's kernel failed.
+        rc = window_barrier(*w, what + " (slices posted)");
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int i = 0; i < c.nout; i++) {
+            for (int k = 0; c.gathered[i] && k < g.size; k++) {
+                const Box theirs = plan.slice(g.first + k);
+                if (k != me && !theirs.empty()) {
+                    coconet_rt::copy_box(&slices[i][k]->buf, c.outs[i], theirs);
+                    count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * c.outs[i]->type.bytes());
+                }
+            }
+        }
+        // Nobody writes into the window again before every peer has read it.
+        rc = window_barrier(*w, what + " (slices read)");
+        return kernel_rc != COCONET_OK ? kernel_rc : rc;
+    }
+
+    // The group's window, created (communicator too) or grown as needed. Only
+    // the group's ranks take part, after check_same_call found them all in
+    // this call, so these blocking calls do not wait for absent ranks.
+    int shared_window(const Group &g, size_t need, const std::string &what, SharedWindow **out) {
+        SharedWindow &w = windows[std::make_pair(g.first, g.size)];
+        w.first = g.first;
+        if (w.comm == MPI_COMM_NULL) {
+            MPI_Group world_group, members;
+            MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+            int range[1][3] = {{g.first, g.first + g.size - 1, 1}};
+            MPI_Group_range_incl(world_group, 1, range, &members);
+            // Collective over the group only, unlike MPI_Comm_split.
+            const int err = MPI_Comm_create_group(
+                MPI_COMM_WORLD, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000,
+                &w.comm);
+            MPI_Group_free(&members);
+            MPI_Group_free(&world_group);
+            if (err != MPI_SUCCESS) {
+                windows.erase(std::make_pair(g.first, g.size));
+                return mpi_error(err, what + " (creating the group's communicator)");
+            }
+        }
+        if ((size_t)w.bytes < need) {
+            if (w.win != MPI_WIN_NULL) {
+                MPI_Win_unlock_all(w.win);
+                MPI_Win_free(&w.win);
+            }
+            // Every member grows alike: same history of calls, same sizes.
+            const MPI_Aint bytes = std::max<MPI_Aint>((MPI_Aint)need, 2 * w.bytes);
+            void *base = nullptr;
+            int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, w.comm, &base, &w.win);
+            if (err == MPI_SUCCESS) {
+                // One passive epoch for the window's life: MPI_Win_sync needs one.
+                err = MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+            }
+            if (err != MPI_SUCCESS) {
+                w.bytes = 0;
+                return mpi_error(err, what + " (allocating the shared window)");
+            }
+            w.bytes = bytes;
+            w.base.assign(g.size, nullptr);
+            for (int k = 0; k < g.size; k++) {
+                MPI_Aint segment = 0;
+                int unit = 0;
+                void *ptr = nullptr;
+                MPI_Win_shared_query(w.win, k, &segment, &unit, &ptr);
+                w.base[k] = static_cast<uint8_t *>(ptr);
+            }
+            __atomic_store_n(w.arrivals(g.local(rank)), 0, __ATOMIC_RELAXED);
+        }
+        *out = &w;
+        return COCONET_OK;
+    }
+
+    // Makes this rank's writes to the window visible to the group and waits
+    // for every member's (memory barrier, group barrier, memory barrier).
+    int window_barrier(SharedWindow &w, const std::string &what) {
+        const int members = (int)w.base.size();
+        uint64_t *mine = w.arrivals(rank - w.first);
+        const uint64_t reached = __atomic_load_n(mine, __ATOMIC_RELAXED) + 1;
+        __atomic_store_n(mine, reached, __ATOMIC_RELEASE);
+        MPI_Win_sync(w.win);
+        MPI_Request req;
+        const int err = MPI_Ibarrier(w.comm, &req);
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        std::vector<MPI_Request> reqs = {req};
+        const int rc = wait_all(reqs, {-1}, what, nullptr, [&] {
+            MPI_Win_sync(w.win);
+            std::vector<int> late;
+            for (int k = 0; k < members; k++) {
+                if (__atomic_load_n(w.arrivals(k), __ATOMIC_ACQUIRE) < reached) {
+                    late.push_back(w.first + k);
+                }
+            }
+            return late.empty() ? std::string("other ranks") : coconet_rt::rank_list(late);
+        });
+        MPI_Win_sync(w.win);
+        return rc;
+    }
+
+    // Whether every member of `comm` arrives at a barrier within the timeout
+    // (quietly: used while destroying the communicator).
+    bool members_present(MPI_Comm comm) const {
+        MPI_Request req;
+        if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) {
+            return false;
+        }
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+        while (std::chrono::steady_clock::now() < deadline) {
+            int done = 0;
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (done) {
+                return true;
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        return false;
+    }
+
     // Sends send_box(q) of src to every other participant q and receives
     // recv_box(q) from each (empty boxes are skipped on both sides, which
     // compute the same boxes): received[q] holds what came from q.
@@ -183,10 +731,13 @@ struct MpiComm : coconet_comm {
     }
 
     // Polls the requests until all complete or the timeout passes. On timeout,
-    // cancels what can be cancelled; `on_abandon` then keeps the buffers of
-    // requests MPI may still read or write.
+    // cancels what can be cancelled (point-to-point requests; peer -1 marks a
+    // non-blocking collective, which MPI cannot cancel); `on_abandon` then
+    // keeps the buffers of requests MPI may still read or write. The message
+    // names the peers of the requests left, or whom `whom` names.
     int wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
-                 const std::string &what, const std::function<void()> &on_abandon) {
+                 const std::string &what, const std::function<void()> &on_abandon,
+                 const std::function<std::string()> &whom = nullptr) {
         const auto deadline =
             std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
         auto nap = std::chrono::microseconds(10);
@@ -212,8 +763,10 @@ struct MpiComm : coconet_comm {
             MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
             if (!done) {
                 waiting.push_back(peers[i]);
-                MPI_Cancel(&reqs[i]);
-                MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+                if (peers[i] >= 0) {
+                    MPI_Cancel(&reqs[i]);
+                    MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+                }
                 pending |= !done;
             }
         }
@@ -221,8 +774,11 @@ struct MpiComm : coconet_comm {
             on_abandon();
         }
         const bool everyone = std::find(waiting.begin(), waiting.end(), -1) != waiting.end();
-        const std::string msg = coconet_rt::timeout_message(
-            rank, what, timeout, everyone ? "other ranks" : coconet_rt::rank_list(waiting));
+        const std::string msg =
+            coconet_rt::timeout_message(rank, what, timeout,
+                                        whom       ? whom()
+                                        : everyone ? "other ranks"
+                                                   : coconet_rt::rank_list(waiting));
         // The exchange state with the missing peers is lost: refuse later calls.
         failure = msg;
         return fail(COCONET_ERR_TIMEOUT, msg);
@@ -255,6 +811,8 @@ struct MpiComm : coconet_comm {
     }
 
     std::string failure;
+    const bool one_node; // every world rank on one node (shared memory possible)
+    std::map<std::pair<int, int>, SharedWindow> windows; // by (first rank, size) of a group
 };
 
 } // namespace
@@ -277,10 +835,19 @@ coconet_comm *coconet_mpi_comm_create(double timeout_seconds) {
         }
         initialized_here = true;
     }
-    int rank = 0, size = 1;
+    int rank = 0, size = 1, node_size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return new MpiComm(rank, size, timeout_seconds);
+    // Whether fused calls can take the direct path (collective over the world,
+    // like creating the communicator on every rank).
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS &&
+        node != MPI_COMM_NULL) {
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+    }
+    return new MpiComm(rank, size, timeout_seconds, node_size == size);
 }
 
 void coconet_mpi_comm_destroy(coconet_comm *comm) {

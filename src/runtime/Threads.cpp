@@ -26,6 +26,7 @@ struct Posted {
     const Op *op = nullptr;
     const halide_buffer_t *in = nullptr;
     const halide_buffer_t *out = nullptr;
+    const coconet_rt::FusedPlan *fused = nullptr;
 };
 
 struct Rendezvous {
@@ -126,6 +127,66 @@ struct ThreadsComm : coconet_comm {
         return rc != COCONET_OK ? rc : done;
     }
 
+    // The threads backend has only the direct path: peers' memory is ours.
+    coconet_fused_path fused_path(int) const override { return COCONET_PATH_DIRECT; }
+
+    // Every member reads the chunks of its slice from all members' sources,
+    // runs the kernel on them and writes its slice of gathered outputs into
+    // the members' outputs while the chunk is in cache.
+    int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path) override {
+        std::vector<int> members;
+        for (int q = plan.group.first; q < plan.group.first + plan.group.size; q++) {
+            members.push_back(q);
+        }
+        const std::string what = plan.what();
+        std::vector<Posted> posted;
+        Posted mine;
+        mine.fused = &plan;
+        int rc = world->meet(*this, kCollective, kStart, members, mine, what, &posted);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        std::string mismatch;
+        for (int q : members) {
+            if (!posted[q].fused || !posted[q].fused->same_call(plan)) {
+                mismatch = "rank " + std::to_string(q) + " made another call at the same time: " +
+                           "every group member must make the same collective calls in the same "
+                           "order";
+            }
+        }
+        if (mismatch.empty()) {
+            std::vector<const halide_buffer_t *> srcs;
+            for (int q : members) {
+                srcs.push_back(posted[q].fused->call.src);
+            }
+            const coconet_fused_call &c = plan.call;
+            for (const coconet_rt::Box &chunk : plan.chunks(plan.slice(rank))) {
+                rc = plan.run_kernel(*this, chunk, srcs);
+                if (rc != COCONET_OK) {
+                    break;
+                }
+                for (int i = 0; i < c.nout; i++) {
+                    if (!c.gathered[i]) {
+                        continue;
+                    }
+                    for (int q : members) {
+                        if (q != rank) {
+                            coconet_rt::copy_box(c.outs[i], posted[q].fused->call.outs[i], chunk);
+                            count_bytes(COCONET_FUSED,
+                                        (uint64_t)chunk.count() * c.outs[i]->type.bytes());
+                        }
+                    }
+                }
+            }
+        }
+        // Peers may still read this rank's source or write into its outputs.
+        const int done = world->meet(*this, kCollective, kInside, members, Posted{}, what, nullptr);
+        if (!mismatch.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
+        }
+        return rc != COCONET_OK ? rc : done;
+    }
+
     // Ranks that meet must make the same call: every rank compares itself with
     // all the others, so either all of them find a mismatch or none does.
     std::string find_mismatch(const Op &op, const halide_buffer_t *in,
@@ -133,8 +194,9 @@ struct ThreadsComm : coconet_comm {
                               const std::vector<Posted> &posted) const {
         for (int q : members) {
             const Posted &p = posted[q];
-            if (!p.op->same_call(op)) {
-                return "rank " + std::to_string(q) + " called " + p.op->what() +
+            if (!p.op || !p.op->same_call(op)) {
+                return "rank " + std::to_string(q) + " called " +
+                       (p.op ? p.op->what() : p.fused->what()) +
                        " with other arguments at the same time: every participant must make the "
                        "same collective calls in the same order";
             }

@@ -34,6 +34,7 @@ typedef enum {
     COCONET_REDUCE = 4,
     COCONET_ALL_TO_ALL = 5,
     COCONET_SEND_RECV = 6,
+    COCONET_FUSED = 7, // only for counters: fused reduce-scatters (coconet_fused_reduce_scatter)
 } coconet_collective_kind;
 
 typedef enum {
@@ -75,6 +76,9 @@ void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per
 // collective kind (index = coconet_collective_kind), since creation or reset.
+// Kind COCONET_FUSED counts fused calls and every byte of memory their passes
+// read or wrote on this rank (sources, the kernel's other inputs, outputs and
+// copies into or from peers), the quantity the performance model bounds.
 uint64_t coconet_comm_bytes_sent(const coconet_comm *comm, int kind);
 uint64_t coconet_comm_op_count(const coconet_comm *comm, int kind);
 void coconet_comm_reset_counters(coconet_comm *comm);
@@ -114,6 +118,56 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
                        int32_t a, int32_t b, int32_t nsplit, int32_t group, int32_t dst_group,
                        int32_t n0, int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in,
                        halide_buffer_t *out);
+
+// ---- Fused collectives (the fuse_with schedule). ----
+// A reduce-scatter whose consumers are computed inside its pass: this rank
+// reduces its slice of `src` over the group chunk by chunk and, for each chunk,
+// calls the kernel, which applies the fused computation and writes the outputs.
+// Outputs marked gathered are then the whole value on every group rank: each
+// rank's slice is written into (threads, MPI shared window) or sent to (MPI
+// ring) its peers.
+
+// The fused computation on one chunk. srcs[0..nsrc) hold (at least) the chunk;
+// the reduced value is srcs[0] op srcs[1] op ... in that order. outs[i] is
+// output i cropped to the chunk. Returns 0, or an error code after setting a
+// message with coconet_comm_set_error.
+typedef int (*coconet_fused_kernel)(void *kernel_context, int32_t nsrc,
+                                    const halide_buffer_t *const *srcs, halide_buffer_t *const *outs);
+
+typedef enum {
+    COCONET_PATH_AUTO = 0,   // COCONET_FUSED_PATH (direct|ring) if set, else the backend's best
+    COCONET_PATH_DIRECT = 1, // read peers' memory: threads, or MPI ranks on one node
+    COCONET_PATH_RING = 2,   // a ring of MPI point-to-point messages (any nodes)
+} coconet_fused_path;
+
+typedef struct {
+    const char *name; // the reduce-scatter's name, for messages
+    int32_t op;       // coconet_reduce_op
+    int32_t dim;      // the sliced dimension
+    int32_t nsplit, group;
+    int32_t dims;                 // of src and of every output (<= 4)
+    int32_t n[4];                 // global extents of src (1 for missing dimensions)
+    const halide_buffer_t *src;   // this rank's full box of the Local value
+    int32_t nout;                 // outputs, each of the same element count per chunk
+    halide_buffer_t *const *outs; // each holds this rank's slice (gathered: the full box)
+    const int32_t *gathered;      // per output: 1 when every group rank gets the whole value
+    coconet_fused_kernel kernel;
+    void *kernel_context;
+    int64_t chunk_elements; // elements per kernel call; 0: a default that fits in cache
+    int32_t path;           // coconet_fused_path
+} coconet_fused_call;
+
+// Runs a fused call on this rank (ranks outside the group return at once).
+int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *call);
+// The path a fused call with `path` takes on this communicator.
+coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t path);
+// How many sources the kernel gets on `path` for a group of `group_size`:
+// group_size on the direct path, min(group_size, 2) on the ring.
+int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size);
+// Kernels report failures with this (the message of coconet_comm_last_error).
+void coconet_comm_set_error(coconet_comm *comm, const char *message);
+// Adds `bytes` to this rank's counter of a kind (kernels count what they read).
+void coconet_comm_count_bytes(coconet_comm *comm, int kind, uint64_t bytes);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -493,3 +493,103 @@ TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
         CHECK(allred_total == 2u * (R - 1) * n * 4);
     }
 }
+
+// ---- Fused reduce-scatters (coconet_fused_reduce_scatter) ---------------------
+// The cases are shared with mpi_fused_check.cpp.
+#include "FusedCases.h"
+
+TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
+    using namespace fused_test;
+    SECTION("cases on 1 to 4 ranks") {
+        for (int R : {1, 2, 3, 4}) {
+            // The threads backend takes the direct path whatever is asked.
+            for (int path : {COCONET_PATH_AUTO, COCONET_PATH_RING}) {
+                size_t ncases = 0;
+                std::vector<std::vector<std::string>> failures(R);
+                coconet_fused_path resolved[4];
+                int32_t sources[4];
+                on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+                    resolved[r] = coconet_fused_resolve_path(comm, path);
+                    sources[r] = coconet_fused_sources(comm, path, R);
+                    failures[r] = run_fused_cases(R, r, comm, path, &ncases);
+                });
+                INFO(R << " ranks, path " << path << ", " << ncases << " cases");
+                CHECK(ncases >= 30);
+                for (int r = 0; r < R; r++) {
+                    INFO("rank " << r);
+                    CHECK(resolved[r] == COCONET_PATH_DIRECT);
+                    CHECK(sources[r] == R);
+                    for (const std::string &f : failures[r]) {
+                        UNSCOPED_INFO(f);
+                    }
+                    CHECK(failures[r].empty());
+                }
+            }
+        }
+    }
+
+    SECTION("a rank making another fused call makes every member fail, without a hang") {
+        int rc[2], again[2];
+        std::string msg[2];
+        const auto start = std::chrono::steady_clock::now();
+        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+            FusedCase c;
+            c.full.dims = 1;
+            c.full.extent[0] = 9;
+            FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, 2, r), false),
+                out1(c.type, c.full, false);
+            halide_buffer_t *outs[2] = {&out0.b, &out1.b};
+            const int32_t gathered[2] = {0, 1};
+            KernelLog log;
+            log.comm = comm;
+            coconet_fused_call call = make_call(c, r == 1 ? "other" : "fm", COCONET_PATH_AUTO,
+                                                &src.b, outs, gathered, &log);
+            rc[r] = coconet_fused_reduce_scatter(comm, &call);
+            msg[r] = coconet_comm_last_error(comm);
+            // Nothing moved: the world still works.
+            call.name = "fm_again";
+            again[r] = coconet_fused_reduce_scatter(comm, &call);
+        });
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(took < 5.0);
+        for (int r = 0; r < 2; r++) {
+            INFO(msg[r]);
+            CHECK(rc[r] == COCONET_ERR_INVALID);
+            CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) + ": fused reduce_scatter '" +
+                                        (r == 1 ? "other" : "fm") + "'"));
+            CHECK_THAT(msg[r], Contains("rank " + std::to_string(1 - r) +
+                                        " made another call at the same time"));
+            CHECK(again[r] == COCONET_OK);
+        }
+    }
+
+    SECTION("counters: one fused op per call, with its memory traffic") {
+        uint64_t ops[3], bytes[3], other[3];
+        on_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
+            FusedCase c;
+            c.full.dims = 1;
+            c.full.extent[0] = 20;
+            FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, 3, r), false),
+                out1(c.type, c.full, false);
+            halide_buffer_t *outs[2] = {&out0.b, &out1.b};
+            const int32_t gathered[2] = {0, 1};
+            KernelLog log;
+            log.comm = comm;
+            const coconet_fused_call call =
+                make_call(c, "fc", COCONET_PATH_AUTO, &src.b, outs, gathered, &log);
+            coconet_comm_reset_counters(comm);
+            coconet_fused_reduce_scatter(comm, &call);
+            coconet_fused_reduce_scatter(comm, &call);
+            ops[r] = coconet_comm_op_count(comm, COCONET_FUSED);
+            bytes[r] = coconet_comm_bytes_sent(comm, COCONET_FUSED);
+            other[r] = coconet_comm_op_count(comm, COCONET_REDUCE_SCATTER);
+        });
+        for (int r = 0; r < 3; r++) {
+            INFO("rank " << r);
+            CHECK(ops[r] == 2u);
+            CHECK(bytes[r] > 0u);
+            CHECK(other[r] == 0u);
+        }
+    }
+}

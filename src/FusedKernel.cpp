@@ -1,0 +1,86 @@
+#include "FusedKernel.h"
+
+#include "Error.h"
+#include "Rebuild.h"
+#include "ScheduledReads.h"
+
+namespace coconet {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::ImageParam;
+
+namespace {
+
+Expr combine(ReduceOp op, Expr a, Expr b) {
+    switch (op) {
+    case ReduceOp::Prod: return a * b;
+    case ReduceOp::Max: return Halide::max(a, b);
+    case ReduceOp::Min: return Halide::min(a, b);
+    default: return a + b;
+    }
+}
+
+} // namespace
+
+FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis,
+                                       int nsrc) {
+    coconet_internal_assert(nsrc >= 1) << "a fused kernel needs a source";
+    const DFuncContents &scatter = *group.scatter;
+    const CollectiveDesc &c = *scatter.collective;
+    const int dims = (int)analysis.of(&scatter).extents.size();
+    const Halide::Type type = c.source->func.type();
+    FusedKernelPipeline out;
+    std::vector<Halide::Var> vars;
+    for (int d = 0; d < dims; d++) {
+        vars.emplace_back("x" + std::to_string(d));
+    }
+    // The reduction, in source order.
+    Func reduced(scatter.name);
+    Expr value;
+    for (int k = 0; k < nsrc; k++) {
+        ImageParam src(type, dims, scatter.name + "_src" + std::to_string(k));
+        out.arguments.emplace_back(src);
+        value = k == 0 ? Expr(src(vars)) : combine(c.op, value, src(vars));
+    }
+    reduced(vars) = value;
+
+    std::map<const DFuncContents *, Func> funcs = {{&scatter, reduced}};
+    for (const DFuncContents *e : group.extra_inputs) {
+        const FuncInfo &info = analysis.of(e);
+        ImageParam p(e->func.type(), (int)info.extents.size(), e->name + "_in");
+        out.arguments.emplace_back(p);
+        funcs[e] = Func(p);
+    }
+    Halide::Param<int32_t> rank("rank"), size("size");
+    out.arguments.emplace_back(rank);
+    out.arguments.emplace_back(size);
+    for (const DFuncContents *m : group.members) {
+        CalleeMap callee = [&](const DFuncContents &f) -> Func {
+            const DFuncContents *t = scheduled_target(m, f, analysis);
+            coconet_internal_assert(funcs.count(t))
+                << "fused kernel of " << scatter.name << ": " << m->name << " reads " << t->name
+                << ", which the pass does not provide";
+            return funcs.at(t);
+        };
+        funcs[m] = rebuild_compute(*m, analysis.of(m), callee, rank, size);
+    }
+    std::vector<Func> outputs;
+    for (const FusedOutput &o : group.outputs) {
+        Func f = funcs.at(o.member);
+        // Each output is one vectorized loop over the chunk; values that several
+        // outputs read are computed once per chunk.
+        f.compute_root().vectorize(f.args()[0], Halide::get_host_target().natural_vector_size(type),
+                                   Halide::TailStrategy::GuardWithIf);
+        outputs.push_back(f);
+    }
+    if (group.outputs.size() > 1) {
+        reduced.compute_root().vectorize(vars[0],
+                                         Halide::get_host_target().natural_vector_size(type),
+                                         Halide::TailStrategy::GuardWithIf);
+    }
+    out.pipeline = Halide::Pipeline(outputs);
+    return out;
+}
+
+} // namespace coconet

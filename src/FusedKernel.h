@@ -1,0 +1,24 @@
+// The Halide kernel of a fused pass, for a given number of sources: the
+// reduction of the sources (in order) feeds the fused Funcs' definitions, and
+// every output of the pass is a vectorized loop over one chunk of the rank's
+// slice. The runtime calls it chunk by chunk (coconet_fused_kernel).
+#ifndef COCONET_FUSED_KERNEL_H
+#define COCONET_FUSED_KERNEL_H
+
+#include "Fusion.h"
+
+namespace coconet {
+
+struct FusedKernelPipeline {
+    Halide::Pipeline pipeline;
+    // Arguments in call order: the sources, the extra inputs (group.extra_inputs
+    // order), the rank and the world size; the outputs (group.outputs order)
+    // follow them.
+    std::vector<Halide::Argument> arguments;
+};
+
+FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc);
+
+} // namespace coconet
+
+#endif

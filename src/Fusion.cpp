@@ -1,0 +1,74 @@
+#include "Fusion.h"
+
+#include <algorithm>
+
+#include "Error.h"
+
+namespace coconet {
+
+bool FusedGroup::computes(const DFuncContents *f) const {
+    return f == scatter.get() || std::find(members.begin(), members.end(), f) != members.end();
+}
+
+bool FusedGroup::gathers(const DFuncContents &f) const {
+    return f.kind == FuncKind::Collective && f.collective->kind == CollectiveKind::AllGather &&
+           !f.gathered &&
+           std::find(members.begin(), members.end(), f.collective->source.get()) != members.end();
+}
+
+namespace {
+
+void check_member(const FusedGroup &g, const DFuncContents &m, const Analysis &a) {
+    const FuncInfo &info = a.of(&m);
+    const FuncInfo &s = a.of(g.scatter.get());
+    const std::string where = "fuse_with(" + m.name + ", " + g.scatter->name + "): ";
+    coconet_user_assert(info.layout == s.layout && info.extents == s.extents)
+        << where << m.name << " is " << info.layout.to_string() << ", but the pass computes "
+        << g.scatter->name << " (" << s.layout.to_string()
+        << ") slice by slice; a fused Func must be sliced like it"
+        << (info.layout.kind == LayoutKind::Replicated
+                ? " (compute it on slices first with compute_sliced)."
+                : ".");
+    const std::vector<std::string> &vars = m.func.function().args();
+    for (const auto &def : definitions_of(m)) {
+        for (const auto &call : distributed_calls(m, def)) {
+            if (!g.computes(call.callee.get()) || call.callee == g.scatter) {
+                continue;
+            }
+            for (size_t d = 0; d < call.args.size(); d++) {
+                const auto *v = call.args[d].as<Halide::Internal::Variable>();
+                coconet_user_assert(v && v->name == vars[d] && !v->reduction_domain.defined())
+                    << where << m.name << " reads " << call.callee->name
+                    << ", which is fused too, at other indices than its own; fused Funcs may "
+                       "read each other only element-wise.";
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::vector<FusedGroup> find_fused_groups(const Analysis &analysis) {
+    std::vector<FusedGroup> groups;
+    for (const DFunc &f : analysis.order) {
+        const auto &c = f.get_contents();
+        if (!c->fused_into) {
+            continue;
+        }
+        auto g = std::find_if(groups.begin(), groups.end(),
+                              [&](const FusedGroup &x) { return x.scatter == c->fused_into; });
+        if (g == groups.end()) {
+            groups.push_back(FusedGroup{c->fused_into, {}, {}, {}});
+            g = groups.end() - 1;
+        }
+        g->members.push_back(c.get());
+    }
+    for (const FusedGroup &g : groups) {
+        for (const DFuncContents *m : g.members) {
+            check_member(g, *m, analysis);
+        }
+    }
+    return groups;
+}
+
+} // namespace coconet

@@ -1,0 +1,35 @@
+// Pass: the fused passes of a scheduled program (fuse_with). Each groups a
+// reduce_scatter with the Funcs computed inside its pass, and checks what
+// only the layouts can tell: every fused Func is sliced exactly like the
+// reduce_scatter, and fused Funcs read each other element-wise.
+#ifndef COCONET_FUSION_H
+#define COCONET_FUSION_H
+
+#include "Analysis.h"
+
+namespace coconet {
+
+// A value the pass leaves in a rank's buffers.
+struct FusedOutput {
+    const DFuncContents *member; // computed in the pass (the reduce_scatter: the reduced value)
+    const DFuncContents *slice_value = nullptr;    // its slice, where read after the pass
+    const DFuncContents *gathered_value = nullptr; // its all_gather, where read after the pass
+};
+
+struct FusedGroup {
+    std::shared_ptr<DFuncContents> scatter;
+    std::vector<const DFuncContents *> members; // computed in the pass, producers first
+    // Filled by lower_spmd, which knows what is read after the pass.
+    std::vector<FusedOutput> outputs;
+    std::vector<const DFuncContents *> extra_inputs; // other values the members read
+    // Whether `f` is the reduce_scatter or one of the members.
+    bool computes(const DFuncContents *f) const;
+    // Whether `f` is the all_gather of a member.
+    bool gathers(const DFuncContents &f) const;
+};
+
+std::vector<FusedGroup> find_fused_groups(const Analysis &analysis);
+
+} // namespace coconet
+
+#endif

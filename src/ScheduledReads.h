@@ -1,0 +1,20 @@
+// What a Func's read of another one reads once the schedule is applied: a
+// Func computed on slices (split_collective, compute_sliced) stands for the
+// all_gather of its sliced part, and a consumer sliced the same way that reads
+// it only at its own slice reads the sliced part instead.
+#ifndef COCONET_SCHEDULED_READS_H
+#define COCONET_SCHEDULED_READS_H
+
+#include "Analysis.h"
+
+namespace coconet {
+
+// The Func that `consumer`'s reads of `callee` go to: callee itself, its sliced
+// part, or its all_gather. A null consumer (a collective's input or a program
+// output) reads the whole value.
+const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFuncContents &callee,
+                                      const Analysis &analysis);
+
+} // namespace coconet
+
+#endif

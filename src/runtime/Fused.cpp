@@ -1,0 +1,191 @@
+// The plan of a fused reduce-scatter (see Fused.h) and its C ABI entry point.
+#include "Fused.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "Comm.h"
+#include "Errors.h"
+#include "Reduce.h"
+
+namespace coconet_rt {
+
+namespace {
+
+// Chunks of about 8K elements keep a chunk's sources and outputs in cache
+// between the reduction, the kernel and the copies to peers.
+constexpr int64_t kDefaultChunk = 8192;
+
+} // namespace
+
+FusedPlan::FusedPlan(const coconet_fused_call &c, int world_size)
+    : call(c), group(group_of(world_size, c.nsplit, c.group)) {
+    full.dims = c.dims;
+    for (int d = 0; d < c.dims && d < kMaxDims; d++) {
+        full.extent[d] = c.n[d];
+    }
+}
+
+std::string FusedPlan::what() const {
+    return std::string("fused reduce_scatter '") + (call.name ? call.name : "") + "'";
+}
+
+std::string FusedPlan::check(int rank) const {
+    const coconet_fused_call &c = call;
+    if (c.dims < 1 || c.dims > kMaxDims) {
+        return "dims " + std::to_string(c.dims) + " not in 1..4";
+    }
+    if (c.dim < 0 || c.dim >= c.dims) {
+        return "sliced dimension " + std::to_string(c.dim) + " not in 0.." +
+               std::to_string(c.dims - 1);
+    }
+    if (!valid_reduce_op(c.op)) {
+        return "unknown reduction " + std::to_string(c.op);
+    }
+    if (c.nsplit < 1 || c.group < 0 || c.group >= c.nsplit || group.size < 1) {
+        return "group " + std::to_string(c.group) + " of world.split(" + std::to_string(c.nsplit) +
+               ") has no rank";
+    }
+    if (!c.kernel || c.nout < 1 || !c.outs || !c.gathered) {
+        return "missing kernel or outputs";
+    }
+    if (!group.has(rank)) {
+        return "";
+    }
+    if (!c.src || !c.src->host || c.src->dimensions != c.dims || !supported_type(c.src->type)) {
+        return "missing or malformed source buffer";
+    }
+    if (!box_of(c.src).contains(full)) {
+        return "the source holds " + box_of(c.src).to_string() + ", not the full box " +
+               full.to_string();
+    }
+    for (int i = 0; i < c.nout; i++) {
+        const halide_buffer_t *o = c.outs[i];
+        if (!o || !o->host || o->dimensions != c.dims) {
+            return "output " + std::to_string(i) + " is missing or has other dimensions";
+        }
+        const Box need = c.gathered[i] ? full : slice(rank);
+        if (!box_of(o).contains(need)) {
+            return "output " + std::to_string(i) + " holds " + box_of(o).to_string() +
+                   ", not its box " + need.to_string();
+        }
+    }
+    return "";
+}
+
+bool FusedPlan::same_call(const FusedPlan &o) const {
+    const coconet_fused_call &a = call, &b = o.call;
+    bool same = std::strcmp(a.name ? a.name : "", b.name ? b.name : "") == 0 && a.op == b.op &&
+                a.dim == b.dim && a.nsplit == b.nsplit && a.group == b.group && a.dims == b.dims &&
+                a.nout == b.nout && a.src->type.code == b.src->type.code &&
+                a.src->type.bits == b.src->type.bits;
+    for (int d = 0; same && d < a.dims; d++) {
+        same = a.n[d] == b.n[d];
+    }
+    for (int i = 0; same && i < a.nout; i++) {
+        same = a.gathered[i] == b.gathered[i];
+    }
+    return same;
+}
+
+Box FusedPlan::slice(int r) const {
+    Box b = full;
+    const Range s = slice_of(full.extent[call.dim], group.size, group.local(r));
+    b.min[call.dim] = s.begin;
+    b.extent[call.dim] = s.size();
+    return b;
+}
+
+std::vector<Box> FusedPlan::chunks(const Box &box) const {
+    std::vector<Box> out;
+    if (box.empty()) {
+        return out;
+    }
+    const int outer = box.dims - 1;
+    const int64_t inner = box.count() / box.extent[outer];
+    const int64_t want = call.chunk_elements > 0 ? call.chunk_elements : kDefaultChunk;
+    const int64_t step = std::max<int64_t>(1, want / inner);
+    for (int64_t at = 0; at < box.extent[outer]; at += step) {
+        Box c = box;
+        c.min[outer] = box.min[outer] + at;
+        c.extent[outer] = std::min(step, box.extent[outer] - at);
+        out.push_back(c);
+    }
+    return out;
+}
+
+int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
+                          const std::vector<const halide_buffer_t *> &srcs) const {
+    std::vector<std::unique_ptr<BufferView>> views;
+    std::vector<halide_buffer_t *> outs;
+    for (int i = 0; i < call.nout; i++) {
+        views.push_back(std::make_unique<BufferView>(call.outs[i], chunk));
+        outs.push_back(&views.back()->buf);
+    }
+    const std::string earlier = comm.last_error;
+    const int rc = call.kernel(call.kernel_context, (int32_t)srcs.size(), srcs.data(), outs.data());
+    if (rc != COCONET_OK) {
+        const std::string detail =
+            comm.last_error == earlier ? "error " + std::to_string(rc) : comm.last_error;
+        return comm.fail(rc, op_label(comm.rank, what()) + ": the fused kernel failed: " + detail);
+    }
+    // The kernel read every source over the chunk and wrote every output.
+    comm.count_bytes(COCONET_FUSED,
+                     (uint64_t)chunk.count() * element_bytes() * (srcs.size() + (size_t)call.nout));
+    return COCONET_OK;
+}
+
+} // namespace coconet_rt
+
+extern "C" {
+
+coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t path) {
+    if (path == COCONET_PATH_AUTO) {
+        if (const char *env = std::getenv("COCONET_FUSED_PATH")) {
+            if (std::strcmp(env, "ring") == 0) {
+                path = COCONET_PATH_RING;
+            } else if (std::strcmp(env, "direct") == 0) {
+                path = COCONET_PATH_DIRECT;
+            }
+        }
+    }
+    return comm->fused_path(path);
+}
+
+int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size) {
+    return coconet_fused_resolve_path(comm, path) == COCONET_PATH_RING
+               ? std::min<int32_t>(group_size, 2)
+               : group_size;
+}
+
+int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *call) {
+    if (!comm || !call) {
+        return COCONET_ERR_INVALID;
+    }
+    coconet_rt::FusedPlan plan(*call, comm->size);
+    const std::string problem = plan.check(comm->rank);
+    if (!problem.empty()) {
+        return comm->fail(COCONET_ERR_INVALID,
+                          coconet_rt::op_label(comm->rank, plan.what()) + ": " + problem);
+    }
+    if (!plan.group.has(comm->rank)) {
+        return COCONET_OK;
+    }
+    const int rc = comm->run_fused(plan, coconet_fused_resolve_path(comm, call->path));
+    if (rc == COCONET_OK) {
+        comm->ops[COCONET_FUSED].fetch_add(1, std::memory_order_relaxed);
+    }
+    return rc;
+}
+
+void coconet_comm_set_error(coconet_comm *comm, const char *message) {
+    comm->last_error = message ? message : "";
+}
+
+void coconet_comm_count_bytes(coconet_comm *comm, int kind, uint64_t bytes) {
+    comm->count_bytes(kind, bytes);
+}
+
+} // extern "C"

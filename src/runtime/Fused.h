@@ -1,0 +1,48 @@
+// The plan of one fused reduce-scatter (coconet_fused_reduce_scatter): its
+// group, each rank's slice, the chunks a rank's slice is computed in, checks
+// of the call, and running the kernel on a chunk. Backends only decide where
+// the sources of a chunk come from and how gathered outputs reach peers.
+#ifndef COCONET_RUNTIME_FUSED_H
+#define COCONET_RUNTIME_FUSED_H
+
+#include <string>
+#include <vector>
+
+#include "Box.h"
+#include "Partition.h"
+#include "coconet_runtime.h"
+
+struct coconet_comm;
+
+namespace coconet_rt {
+
+struct FusedPlan {
+    FusedPlan(const coconet_fused_call &call, int world_size);
+
+    const coconet_fused_call &call;
+    Group group;
+    Box full; // the global box of the source
+
+    // "fused reduce_scatter 'g_sum_rs'".
+    std::string what() const;
+    // An error in the call (arguments and this rank's buffers), or "".
+    std::string check(int rank) const;
+    // Whether two ranks' calls are the same fused call (threads backend check).
+    bool same_call(const FusedPlan &other) const;
+
+    // The slice of world rank r (a group member) along the sliced dimension.
+    Box slice(int r) const;
+    // `box` cut along its outermost dimension into pieces of about
+    // chunk_elements elements.
+    std::vector<Box> chunks(const Box &box) const;
+    int64_t element_bytes() const { return call.src->type.bytes(); }
+
+    // Calls the kernel on `chunk` with these sources and the outputs cropped
+    // to the chunk; a failure is recorded on comm.
+    int run_kernel(coconet_comm &comm, const Box &chunk,
+                   const std::vector<const halide_buffer_t *> &srcs) const;
+};
+
+} // namespace coconet_rt
+
+#endif

@@ -1,0 +1,253 @@
+// Fused reduce-scatters (coconet_fused_reduce_scatter) on the MPI backend
+// against a naive reference, run as
+//   mpirun --allow-run-as-root --oversubscribe -np 3 ./mpi_fused_check [--auto-ring]
+// (any -np >= 1; --auto-ring sets COCONET_FUSED_PATH=ring, which the AUTO
+// path then takes, as it does when the environment sets it). The cases
+// (FusedCases.h, shared with test_runtime_threads.cpp) run on the direct path
+// (shared-memory window), the ring and AUTO; then the paths each request
+// resolves to, a mismatched call on both paths, counters, and a missing rank
+// and a slow one (timeouts naming them). Prints one [PASS]/[FAIL] line per
+// check on rank 0; exits non-zero on any failure.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include "FusedCases.h"
+#include "coconet_runtime.h"
+
+using namespace fused_test;
+
+namespace {
+
+int failures = 0;
+
+// Every rank's verdict, reduced: rank 0 prints one line.
+void report(bool ok_here, const std::string &what) {
+    int bad = ok_here ? 0 : 1, total = 0;
+    MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        std::printf("%s %s%s\n", total ? "[FAIL]" : "[PASS]", what.c_str(),
+                    total ? (" (" + std::to_string(total) + " ranks failed)").c_str() : "");
+        std::fflush(stdout);
+    }
+    failures += total != 0;
+}
+
+bool contains(const std::string &s, const std::string &part) {
+    return s.find(part) != std::string::npos;
+}
+
+const char *path_name(int path) {
+    return path == COCONET_PATH_RING ? "ring" : path == COCONET_PATH_DIRECT ? "direct" : "auto";
+}
+
+void check_cases(coconet_comm *comm, int R, int r, int path) {
+    size_t ncases = 0;
+    const std::vector<std::string> bad = run_fused_cases(R, r, comm, path, &ncases, 5);
+    for (const std::string &e : bad) {
+        std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
+    }
+    report(bad.empty() && ncases >= 30, std::string("path ") + path_name(path) + " (takes " +
+                                            path_name(coconet_fused_resolve_path(comm, path)) +
+                                            "): " + std::to_string(ncases) + " cases on " +
+                                            std::to_string(R) + " ranks match the reference");
+}
+
+// One small call over the world (1-D float sum of n elements); `name` per rank.
+int one_call(coconet_comm *comm, int R, int r, int path, const char *name, int64_t n = 10,
+             coconet_fused_kernel kernel = fused_kernel) {
+    FusedCase c;
+    c.full.dims = 1;
+    c.full.extent[0] = n;
+    FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, R, r), false),
+        out1(c.type, c.full, false);
+    for_each_point(c.full, [&](const int64_t *x) { src.at<float>(x) = input<float>(r, x, 1); });
+    halide_buffer_t *outs[2] = {&out0.b, &out1.b};
+    const int32_t gathered[2] = {0, 1};
+    KernelLog log;
+    log.comm = comm;
+    coconet_fused_call call = make_call(c, name, path, &src.b, outs, gathered, &log);
+    call.kernel = kernel;
+    return coconet_fused_reduce_scatter(comm, &call);
+}
+
+void check_paths(coconet_comm *comm, int R, bool auto_ring) {
+    // mpirun on this machine: every rank on one node.
+    const bool ok = coconet_fused_resolve_path(comm, COCONET_PATH_RING) == COCONET_PATH_RING &&
+                    coconet_fused_resolve_path(comm, COCONET_PATH_DIRECT) == COCONET_PATH_DIRECT &&
+                    coconet_fused_resolve_path(comm, COCONET_PATH_AUTO) ==
+                        (auto_ring ? COCONET_PATH_RING : COCONET_PATH_DIRECT) &&
+                    coconet_fused_sources(comm, COCONET_PATH_RING, R) == std::min(R, 2) &&
+                    coconet_fused_sources(comm, COCONET_PATH_DIRECT, R) == R;
+    report(ok, std::string("paths: ring, direct (one node), auto ") +
+                   (auto_ring ? "(COCONET_FUSED_PATH=ring) " : "") +
+                   "resolve as expected; the kernel gets min(R, 2) sources on the ring, R direct");
+}
+
+void check_mismatch(coconet_comm *comm, int R, int r, int path) {
+    // The last rank calls another fused reduce-scatter: every member fails at once.
+    const auto start = std::chrono::steady_clock::now();
+    const char *name = r == R - 1 ? "other" : "fm";
+    const int rc = one_call(comm, R, r, path, name);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string msg = coconet_comm_last_error(comm);
+    const std::string who =
+        r == R - 1 ? "rank 0 called fused reduce_scatter 'fm'"
+                   : "rank " + std::to_string(R - 1) + " called fused reduce_scatter 'other'";
+    const bool ok = rc == COCONET_ERR_INVALID && took < 5.0 &&
+                    contains(msg, "rank " + std::to_string(r) + ": fused reduce_scatter '" + name +
+                                      "': " + who);
+    if (!ok) {
+        std::fprintf(stderr, "rank %d: rc %d after %.2f s: %s\n", r, rc, took, msg.c_str());
+    }
+    // The communicator still works: nothing moved before the calls were compared.
+    const int again = one_call(comm, R, r, path, "fm_again");
+    report(ok && again == COCONET_OK,
+           std::string("path ") + path_name(path) +
+               ": a rank calling another fused reduce_scatter makes every member fail at once "
+               "with a message naming the rank and both calls; later calls work");
+}
+
+void check_counters(coconet_comm *comm, int R, int r, int path) {
+    coconet_comm_reset_counters(comm);
+    const int rc = one_call(comm, R, r, path, "fc", 30);
+    const bool ok = rc == COCONET_OK && coconet_comm_op_count(comm, COCONET_FUSED) == 1 &&
+                    coconet_comm_bytes_sent(comm, COCONET_FUSED) > 0 &&
+                    coconet_comm_op_count(comm, COCONET_REDUCE_SCATTER) == 0;
+    report(ok, std::string("path ") + path_name(path) +
+                   ": one fused op counted, with its memory traffic");
+}
+
+// Receives and drops every message addressed to this rank until none has
+// arrived for `quiet` seconds (what ranks that timed out sent to it).
+void drain(double quiet) {
+    auto last = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() < quiet) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (!flag) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
+        }
+        int bytes = 0;
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        std::vector<char> sink(bytes > 0 ? bytes : 1);
+        MPI_Recv(sink.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        last = std::chrono::steady_clock::now();
+    }
+}
+
+// On a communicator of its own (a timeout leaves it refusing calls): the last
+// rank skips a fused call; the others time out naming it.
+void check_timeout(int R, int r, int path) {
+    coconet_comm *comm = coconet_mpi_comm_create(1.0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bool ok = true;
+    if (r != R - 1) {
+        const auto start = std::chrono::steady_clock::now();
+        const int rc = one_call(comm, R, r, path, "late");
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string msg = coconet_comm_last_error(comm);
+        ok = rc == COCONET_ERR_TIMEOUT && took >= 0.9 && took < 10.0 &&
+             contains(msg, "rank " + std::to_string(r) +
+                               ": fused reduce_scatter 'late' timed out after 1.0 s waiting for "
+                               "rank " +
+                               std::to_string(R - 1));
+        if (!ok) {
+            std::fprintf(stderr, "rank %d: rc %d after %.2f s: %s\n", r, rc, took, msg.c_str());
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r == R - 1) {
+        drain(0.3);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    coconet_mpi_comm_destroy(comm);
+    report(ok, std::string("path ") + path_name(path) +
+                   ": a missing rank makes the others time out naming it");
+}
+
+// A kernel slower than the 1 s timeout.
+int slow_kernel(void *context, int32_t nsrc, const halide_buffer_t *const *srcs,
+                halide_buffer_t *const *outs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    return fused_kernel(context, nsrc, srcs, outs);
+}
+
+// On a communicator of its own: the last rank's kernel outlasts the timeout;
+// the others time out inside the pass (direct: at a window barrier, which
+// MPI cannot cancel) naming it, and nobody hangs.
+void check_slow_rank(int R, int r, int path) {
+    coconet_comm *comm = coconet_mpi_comm_create(1.0);
+    const int warm = one_call(comm, R, r, path, "warm"); // creates the window
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    const int rc = one_call(comm, R, r, path, "slow", 10, r == R - 1 ? slow_kernel : fused_kernel);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string msg = coconet_comm_last_error(comm);
+    const std::string label = "rank " + std::to_string(r) + ": fused reduce_scatter 'slow' (";
+    const std::string whom = "timed out after 1.0 s waiting for rank " + std::to_string(R - 1);
+    const bool ok =
+        warm == COCONET_OK && took < 10.0 &&
+        (r == R - 1 || (rc == COCONET_ERR_TIMEOUT && contains(msg, label) && contains(msg, whom)));
+    if (!ok) {
+        std::fprintf(stderr, "rank %d: rc %d after %.2f s: %s\n", r, rc, took, msg.c_str());
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    drain(0.3); // what the slow rank sent to ranks that had given up
+    MPI_Barrier(MPI_COMM_WORLD);
+    coconet_mpi_comm_destroy(comm);
+    report(ok, std::string("path ") + path_name(path) +
+                   ": a rank slower than the timeout inside the pass is named by the others");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--auto-ring") == 0) {
+        setenv("COCONET_FUSED_PATH", "ring", 1);
+    }
+    const char *env = std::getenv("COCONET_FUSED_PATH");
+    const bool auto_ring = env && std::strcmp(env, "ring") == 0;
+    coconet_comm *comm = coconet_mpi_comm_create(30.0);
+    if (!comm) {
+        return 2;
+    }
+    const int R = coconet_comm_size(comm), r = coconet_comm_rank(comm);
+    report(std::string(coconet_comm_backend(comm)) == "mpi",
+           "MPI backend on " + std::to_string(R) + " ranks");
+    check_paths(comm, R, auto_ring);
+    for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING, COCONET_PATH_AUTO}) {
+        check_cases(comm, R, r, path);
+    }
+    for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
+        if (R >= 2) {
+            check_mismatch(comm, R, r, path);
+        }
+        check_counters(comm, R, r, path);
+    }
+    // Frees the shared windows (collective over each group).
+    coconet_mpi_comm_destroy(comm);
+    if (R >= 2) {
+        for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
+            check_timeout(R, r, path);
+            check_slow_rank(R, r, path);
+        }
+    }
+    coconet_mpi_finalize();
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,222 @@
+// fuse_with: every app's fused schedule equals the unscheduled reference bit
+// for bit (the direct path reduces in rank order), the plan shows one pass,
+// the fused Adam moves no more memory than the performance model's bound, and
+// every illegal use is refused with a message naming the Funcs.
+#include "../apps/Apps.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using coconet_test::check_matches_reference;
+using coconet_test::message_of;
+using Halide::Var;
+
+namespace {
+
+// Chunks of a few elements, so that every rank's slice takes several steps.
+FuseOptions small_chunks() {
+    FuseOptions o;
+    o.chunk_elements = 5;
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("fused schedules keep every app's result", "[schedules][fused]") {
+    for (FuseOptions fuse : {FuseOptions(), small_chunks()}) {
+        INFO("chunk elements " << fuse.chunk_elements);
+        apps::OptimizerConfig opt;
+        opt.n = 37;
+        opt.schedule = apps::Schedule::Fused;
+        opt.fuse = fuse;
+        check_matches_reference(apps::adam(opt), coconet_test::rank_counts(), 0.0, 1,
+                                apps::optimizer_inputs);
+        check_matches_reference(apps::lamb(opt), coconet_test::rank_counts(), 0.0, 1,
+                                apps::optimizer_inputs);
+        apps::MlpConfig mlp;
+        mlp.batch = 3;
+        mlp.hidden = 7;
+        mlp.ffn = 9;
+        mlp.schedule = apps::Schedule::Fused;
+        mlp.fuse = fuse;
+        check_matches_reference(apps::megatron_mlp(mlp));
+        apps::PipelineConfig pipe;
+        pipe.hidden = 5;
+        pipe.schedule = apps::Schedule::Fused;
+        pipe.fuse = fuse;
+        check_matches_reference(apps::two_stage_pipeline(pipe), coconet_test::rank_counts(), 0.0,
+                                2);
+    }
+}
+
+TEST_CASE("the plan of fused Adam is a single pass with no gather of gradients",
+          "[schedules][fused]") {
+    apps::OptimizerConfig opt;
+    opt.n = 10;
+    opt.schedule = apps::Schedule::Fused;
+    LoweredProgram lowered = lower(apps::adam(opt));
+    REQUIRE(lowered.spmd.segments.size() == 1);
+    CHECK(lowered.spmd.segments[0].fused_group == 0);
+    const std::string plan = print_plan(lowered, 3);
+    CHECK_THAT(plan, Contains("fused pass 0 of g_sum_rs (one pass over memory"));
+    CHECK_THAT(plan, Contains("computes m_new v_new w_slice in the same pass"));
+    CHECK_THAT(plan, Contains("w_new = all_gather(w_slice)  Replicated"));
+    CHECK_THAT(plan, Contains("[written into every rank's copy by the fused pass of g_sum_rs, "
+                              "no separate all_gather]"));
+    CHECK_THAT(plan, Contains("g_sum_ag = all_gather(g_sum_rs)  Replicated  r0:[0..10] "
+                              "r1:[0..10] r2:[0..10]  [dead: no consumer reads it, not emitted]"));
+    CHECK_THAT(plan, !Contains("Halide pipeline"));
+}
+
+TEST_CASE("fused Adam moves no more memory than the bound b N", "[schedules][fused][traffic]") {
+    apps::OptimizerConfig opt;
+    opt.n = 1000;
+    opt.schedule = apps::Schedule::Fused;
+    Program p = apps::adam(opt);
+    for (int ranks : {1, 2, 3, 4, 8}) {
+        INFO(ranks << " ranks");
+        std::vector<RankTraffic> traffic;
+        JitProgram(p).run_threads(ranks, apps::optimizer_inputs(p, ranks, 3), 5.0, &traffic);
+        uint64_t bytes = 0, fused_ops = 0, other_ops = 0;
+        for (const RankTraffic &t : traffic) {
+            bytes += t.bytes[COCONET_FUSED];
+            fused_ops += t.ops[COCONET_FUSED];
+            for (int k = 0; k < COCONET_FUSED; k++) {
+                other_ops += t.ops[k];
+            }
+        }
+        // North star: every rank's gradient (4R), the parameter, m and v read
+        // once (12), m and v written (8), R copies of the new parameter (4R).
+        const uint64_t bound = (uint64_t)(8 * ranks + 20) * opt.n;
+        CHECK(bytes <= bound + 64);
+        CHECK(bytes >= bound); // the count is not vacuous
+        CHECK(fused_ops == (uint64_t)ranks);
+        CHECK(other_ops == 0); // no separate collective at all
+    }
+}
+
+TEST_CASE("the fused pass of LAMB leaves the norms between two phases", "[schedules][fused]") {
+    apps::OptimizerConfig opt;
+    opt.n = 10;
+    opt.schedule = apps::Schedule::Fused;
+    LoweredProgram lowered = lower(apps::lamb(opt));
+    const std::string plan = print_plan(lowered, 2);
+    CHECK_THAT(plan, Contains("computes m_new v_new update in the same pass"));
+    CHECK_THAT(plan, Contains("collective u_norm2 = all_reduce<sum>(u_norm2_part)"));
+    // ||w|| needs nothing from the pass and may come first; the update's norm
+    // and the step come after it.
+    int passes = 0, after = 0;
+    for (const SpmdSegment &seg : lowered.spmd.segments) {
+        passes += seg.fused_group >= 0;
+        after += passes > 0 && seg.fused_group < 0;
+    }
+    CHECK(passes == 1);
+    CHECK(after == 1);
+}
+
+TEST_CASE("fuse_with refuses what it cannot fuse", "[schedules][fused][error]") {
+    DFunc g = input("g", Halide::Float(32), {12, 3}, Local());
+    DFunc s = input("s", Halide::Float(32), {12, 3}, Sliced(0));
+    DFunc w = input("w", Halide::Float(32), {12, 3}, Replicated());
+    Var i("i"), j("j");
+    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+    DFunc a("a");
+    a(i, j) = s(i, j) + t(i, j);
+    CHECK_THAT(message_of<UserError>([&] { a.fuse_with(t); }),
+               Contains("fuse_with(a, t): t is an all_reduce that is not split; only a "
+                        "reduce_scatter, or an all_reduce split with split_collective"));
+    DFunc gathered = all_gather(s, "gathered");
+    CHECK_THAT(message_of<UserError>([&] { a.fuse_with(gathered); }),
+               Contains("fuse_with(a, gathered): gathered is an all_gather"));
+    CHECK_THAT(message_of<UserError>([&] { a.fuse_with(w); }),
+               Contains("fuse_with(a, w): w is not a collective"));
+    t.split_collective(0);
+    CHECK_THAT(message_of<UserError>([&] { t.fuse_with(t); }),
+               Contains("fuse_with(t, t): t is not a computed Func"));
+
+    DFunc shifted("shifted");
+    shifted(i, j) = s(i, j) + t(11 - i, j);
+    CHECK_THAT(message_of<UserError>([&] { shifted.fuse_with(t); }),
+               Contains("fuse_with(shifted, t): shifted reads t((11 - i), j), not at its own "
+                        "indices t(i, j)"));
+    DFunc updated("updated");
+    updated(i, j) = t(i, j);
+    updated(i, j) += 1.0f;
+    CHECK_THAT(message_of<UserError>([&] { updated.fuse_with(t); }),
+               Contains("fuse_with(updated, t): updated has update definitions"));
+    DFunc unrelated("unrelated");
+    unrelated(i, j) = s(i, j) * 2.0f;
+    CHECK_THAT(message_of<UserError>([&] { unrelated.fuse_with(t); }),
+               Contains("fuse_with(unrelated, t): unrelated reads neither t nor a Func fused "
+                        "with it"));
+    DFunc ring("ring"), direct("direct");
+    ring(i, j) = t(i, j) + 1.0f;
+    direct(i, j) = t(i, j) + 2.0f;
+    ring.fuse_with(t, FuseOptions{FusedPath::Ring, 0});
+    CHECK_THAT(message_of<UserError>([&] {
+                   direct.fuse_with(t, FuseOptions{FusedPath::Direct, 0});
+               }),
+               Contains("fuse_with(direct, t): another Func fused with t asked for another path"));
+    a.fuse_with(t);
+    CHECK_THAT(message_of<UserError>([&] { a.fuse_with(t); }),
+               Contains("fuse_with(a, t): a is already fused with t_rs"));
+}
+
+TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][fused][error]") {
+    DFunc g = input("g", Halide::Float(32), {12}, Local());
+    DFunc w = input("w", Halide::Float(32), {12}, Replicated());
+    Var i("i");
+    {
+        // A Replicated consumer must be computed on slices first.
+        DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+        t.split_collective(0);
+        DFunc r("r");
+        r(i) = w(i) + t(i);
+        r.fuse_with(t);
+        Program p("replicated");
+        p.output(r, Replicated());
+        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+                   Contains("fuse_with(r, t_rs): r is Replicated, but the pass computes t_rs "
+                            "(Sliced(0)) slice by slice; a fused Func must be sliced like it "
+                            "(compute it on slices first with compute_sliced)."));
+    }
+    {
+        // Fused Funcs read each other element-wise only.
+        DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+        t.split_collective(0);
+        DFunc g2 = input("g2", Halide::Float(32), {12, 3}, Local());
+        DFunc m = input("m", Halide::Float(32), {12, 3}, Sliced(0));
+        DFunc t2 = all_reduce(g2, ReduceOp::Sum, "t");
+        t2.split_collective(0);
+        Var j("j");
+        DFunc a("a"), b("b");
+        a(i, j) = m(i, j) + t2(i, j);
+        b(i, j) = a(i, 2 - j) * t2(i, j);
+        a.fuse_with(t2);
+        b.fuse_with(t2);
+        Program p("shifted");
+        p.output(b, Sliced(0));
+        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+                   Contains("fuse_with(b, t_rs): b reads a, which is fused too, at other indices "
+                            "than its own"));
+    }
+    {
+        // A fused Func cannot read a value that needs the pass's own result.
+        DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+        t.split_collective(0);
+        DFunc m = input("m", Halide::Float(32), {12}, Sliced(0));
+        DFunc a("a"), total("total"), b("b");
+        a(i) = m(i) + t(i);
+        Halide::RDom k(0, 12, "k");
+        total() = 0.0f;
+        total() += a(k);
+        DFunc sum = all_reduce(total, ReduceOp::Sum, "sum");
+        b(i) = m(i) * t(i) * sum();
+        a.fuse_with(t);
+        b.fuse_with(t);
+        Program p("cycle");
+        p.output(b, Sliced(0));
+        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+                   Contains("read a value that needs the pass's result"));
+    }
+}
