@@ -204,10 +204,11 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
     // A slice read after the pass is the rank's part of the gathered value.
     for (const FusedOutput &o : g.outputs) {
         if (o.gathered_value && o.slice_value) {
+            // cropped(), not crop(): copies of a Halide::Buffer share one shape.
             Halide::Buffer<> slice = values.at(o.gathered_value);
             const std::vector<Range> box = box_of(a, o.slice_value, rank, size);
             for (size_t d = 0; d < box.size(); d++) {
-                slice.crop((int)d, (int)box[d].begin, (int)box[d].extent());
+                slice = slice.cropped((int)d, (int)box[d].begin, (int)box[d].extent());
             }
             values[o.slice_value] = slice;
         }

@@ -1,9 +1,12 @@
-// Property test: random programs with random legal schedules (split_collective
-// and compute_sliced on random subsets), random shapes, sliced dimensions, ops
-// and rank counts all equal the unscheduled reference bit for bit.
+// Property test: random programs with random legal schedules (split_collective,
+// compute_sliced and fuse_with on random subsets and in random orders, random
+// chunk sizes of the fused pass), random shapes, sliced dimensions, ops and
+// rank counts all equal the unscheduled reference bit for bit.
 // COCONET_FUZZ_ITERATIONS sets the number of programs (CI: a fixed seed and a
 // few dozen; locally, as many as you like); COCONET_FUZZ_SEED the seed.
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -32,6 +35,11 @@ Drawn draw(std::mt19937 &rng) {
     const ReduceOp op =
         std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}[pick(0, 2)];
     const bool split = pick(0, 1), slice_b = split && pick(0, 1);
+    // fuse_with needs the split; a is sliced like the reduce_scatter, b only
+    // once computed on slices.
+    const bool fuse_a = split && pick(0, 1), fuse_b = slice_b && pick(0, 1);
+    FuseOptions fuse;
+    fuse.chunk_elements = std::vector<int>{0, 1, 3, 7}[pick(0, 3)];
     DFunc g = input("g", Halide::Float(32), shape, Local());
     DFunc s = input("s", Halide::Float(32), shape, Sliced(d));
     DFunc w = input("w", Halide::Float(32), shape, Replicated());
@@ -41,11 +49,26 @@ Drawn draw(std::mt19937 &rng) {
     a(i, j) = s(i, j) * 0.5f + t(i, j);   // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
     c(i, j) = t(n0 - 1 - i, j) + w(i, j); // replicated, reads other indices
+    // Directives in a random order where the order is free: fuse_with of b
+    // needs b computed on slices first.
+    std::vector<std::function<void()>> directives;
+    if (slice_b) {
+        directives.push_back([&, fuse_b] {
+            b.compute_sliced();
+            if (fuse_b) {
+                b.fuse_with(t, fuse);
+            }
+        });
+    }
+    if (fuse_a) {
+        directives.push_back([&] { a.fuse_with(t, fuse); });
+    }
+    std::shuffle(directives.begin(), directives.end(), rng);
     if (split) {
         t.split_collective(d);
     }
-    if (slice_b) {
-        b.compute_sliced();
+    for (auto &directive : directives) {
+        directive();
     }
     Program p("fuzz");
     const int outputs = pick(1, 7); // a non-empty subset of {a, b, c}
@@ -60,7 +83,8 @@ Drawn draw(std::mt19937 &rng) {
     }
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
-         << ", split " << split << ", compute_sliced(b) " << slice_b << ", outputs " << outputs;
+         << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
+         << ", fuse b " << fuse_b << ", chunk " << fuse.chunk_elements << ", outputs " << outputs;
     return Drawn{p, pick(1, 8), desc.str()};
 }
 
