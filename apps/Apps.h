@@ -58,6 +58,7 @@ struct MlpConfig {
     // the reduce_scatter's pass.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
+    int overlap = 0; // > 0 (with Split): the second MatMul and the reduce_scatter in chunks
 };
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
@@ -94,7 +95,8 @@ struct AppCase {
     InputMaker inputs = make_inputs;
 };
 
-// Every app under every Schedule, at small test sizes or at the demo's sizes.
+// Every app under every Schedule ("adam", "adam (split)", "adam (fused)", ...),
+// and the Megatron block overlapped, at small test sizes or the demo's sizes.
 std::vector<AppCase> all_apps(bool demo_sizes = false);
 
 } // namespace apps

@@ -48,6 +48,16 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
         cases.push_back(
             {"two_stage_pipeline" + suffix, [=] { return two_stage_pipeline(pipe); }, 0.0, 2});
     }
+    // The Megatron block with its second MatMul overlapped with the reduce_scatter.
+    MlpConfig mlp;
+    if (demo_sizes) {
+        mlp.batch = 16;
+        mlp.hidden = 128;
+        mlp.ffn = 512;
+    }
+    mlp.schedule = Schedule::Split;
+    mlp.overlap = 4;
+    cases.push_back({"megatron_mlp (overlapped)", [=] { return megatron_mlp(mlp); }, 0.0});
     return cases;
 }
 

@@ -52,6 +52,10 @@ Program megatron_mlp(const MlpConfig &c) {
         summed.split_collective(0);
         y.compute_sliced();
     }
+    if (c.overlap > 0) {
+        // The MatMul computes a chunk of the batch while the previous one is reduced.
+        summed.overlap(partial, c.overlap);
+    }
     if (c.schedule == Schedule::Fused) {
         // Reduce, bias, dropout, residual and gather in one pass.
         y.fuse_with(summed, c.fuse);

@@ -86,6 +86,9 @@ struct DFuncContents {
     std::shared_ptr<DFuncContents> fused_into;
     // On a reduce_scatter that others are fused into: how its pass runs.
     FuseOptions fuse_options;
+    // Schedule (overlap): this collective and its producer run in this many
+    // chunks of the outermost dimension (0: not overlapped).
+    int overlap_chunks = 0;
 };
 
 class DFunc {
@@ -127,6 +130,14 @@ public:
     // is computed on slices (compute_sliced), its all_gather happens in the
     // same pass: each rank writes its slice straight into its peers' copies.
     DFunc &fuse_with(const DFunc &collective, const FuseOptions &options = FuseOptions());
+
+    // Overlap: this collective (an all_reduce, a reduce_scatter, or an
+    // all_reduce split with split_collective: its reduce_scatter) and
+    // `producer`, the computation it reads, run in `chunks` chunks of the
+    // outermost dimension: the producer computes a chunk, the collective
+    // sends it, the producer goes on with the next one (asynchronously, in
+    // Halide's async, so the next chunk is computed while the last one moves).
+    DFunc &overlap(const DFunc &producer, int chunks);
 
     const std::string &name() const;
     FuncKind kind() const;

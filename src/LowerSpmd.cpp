@@ -15,12 +15,18 @@ using namespace Halide::Internal;
 
 namespace {
 
-Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc) {
+// chunk_dim >= 0: the stage is one chunk of an overlapped collective.
+Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc,
+                      int chunk_dim = -1) {
     const CollectiveDesc &c = *f.collective;
     const FuncInfo &src = a.of(c.source.get());
     int arg_a = -1, arg_b = -1;
     switch (c.kind) {
-    case CollectiveKind::ReduceScatter: arg_a = c.dim; break;
+    case CollectiveKind::ReduceScatter:
+        arg_a = c.dim;
+        arg_b = chunk_dim;
+        break;
+    case CollectiveKind::AllReduce: arg_b = chunk_dim; break;
     case CollectiveKind::AllGather: arg_a = src.layout.dim; break;
     case CollectiveKind::SendRecv:
         arg_a = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
@@ -155,6 +161,9 @@ private:
     // A group's source and the other values its members read.
     void collect_group_reads(int g) {
         FusedGroup &group = out.groups[g];
+        coconet_user_assert(overlap_chunks(*group.scatter) == 0)
+            << "overlap(" << group.scatter->name << "): its pass is fused (fuse_with); a fused "
+            << "pass is not overlapped with its producer (overlap the unfused collective).";
         const DFuncContents *src =
             scheduled_target(nullptr, *group.scatter->collective->source, analysis);
         group_reads[g].push_back(src);
@@ -291,7 +300,14 @@ private:
                 if (node[f] != Node::Halide || !live.count(f) || segment_of(*f) != s) {
                     continue;
                 }
-                if (f->kind == FuncKind::Collective) {
+                if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
+                    funcs[f] = overlapped_stage(*f, s, uc);
+                    if (exported.count(f)) {
+                        outputs.push_back(funcs[f]);
+                        h.outputs.push_back(f);
+                    }
+                    continue;
+                } else if (f->kind == FuncKind::Collective) {
                     funcs[f] = collective_stage(*f, analysis, in_segment(s, reads_of(*f)[0]), uc);
                 } else {
                     CalleeMap callee = [&](const DFuncContents &c) {
@@ -324,6 +340,73 @@ private:
         }
     }
 
+    // The chunks of an overlapped collective: its own, or those of the split
+    // all_reduce it is the reduce_scatter of.
+    int overlap_chunks(const DFuncContents &f) const {
+        if (f.overlap_chunks > 0) {
+            return f.overlap_chunks;
+        }
+        for (const DFunc &df : analysis.order) {
+            const auto &c = df.get_contents();
+            if (c->sliced_part.get() == &f && c->kind == FuncKind::Collective) {
+                return c->overlap_chunks;
+            }
+        }
+        return 0;
+    }
+
+    // An overlapped collective in segment s: a Func that copies it chunk by
+    // chunk of the outermost dimension, with the collective and its producer
+    // computed per chunk, the producer asynchronously.
+    Func overlapped_stage(const DFuncContents &f, int s, Expr uc) {
+        const FuncInfo &info = analysis.of(&f);
+        const int dims = (int)info.extents.size(), c = dims - 1;
+        const int chunks = overlap_chunks(f);
+        const DFuncContents *p = reads_of(f)[0];
+        const std::string where =
+            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
+        coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
+            << where << f.name << " is " << info.layout.to_string()
+            << "; the chunks run along the outermost dimension " << c
+            << ", which must not be the sliced one.";
+        // Ranks outside a group would still size the chunked producer's
+        // inputs (Halide's bounds of an empty chunk loop), so groups wait.
+        coconet_user_assert(info.layout.group.is_world())
+            << where << f.name << " lives on " << info.layout.group.to_string()
+            << "; only collectives of the whole world are overlapped so far.";
+        coconet_user_assert(node.at(p) == Node::Halide && segment_of(*p) == s)
+            << where << p->name << " is not computed in the same Halide pipeline as " << f.name
+            << " (it is an input, or computed in a fused pass).";
+        for (const DFuncContents *other : live) {
+            if (other != &f && node.at(other) == Node::Halide) {
+                const auto r = reads_of(*other);
+                coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
+                    << where << p->name << " is also read by " << other->name
+                    << "; only a producer that the collective alone reads is computed in chunks.";
+            }
+        }
+        coconet_user_assert(!exported.count(p))
+            << where << p->name << " is needed after its pipeline; only a producer that the "
+            << "collective alone reads is computed in chunks.";
+        Func producer = funcs.at(p);
+        Func stage = collective_stage(f, analysis, producer, uc, c);
+        Func chunked(f.name + "_chunks");
+        std::vector<Halide::Var> vars;
+        for (int d = 0; d < dims; d++) {
+            vars.emplace_back("x" + std::to_string(d));
+        }
+        chunked(vars) = stage(vars);
+        const int n = info.extents[c];
+        const int size = std::max(1, (n + chunks - 1) / chunks);
+        Halide::Var outer("chunk"), inner("within");
+        // Every rank runs every chunk, so that all call the collective alike.
+        chunked.compute_root().bound(vars[c], 0, info.extents[c]);
+        chunked.split(vars[c], outer, inner, size, Halide::TailStrategy::GuardWithIf);
+        stage.compute_at(chunked, outer);
+        producer.compute_at(chunked, outer).async();
+        return chunked;
+    }
+
     void make_steps() {
         for (const DFunc &df : analysis.order) {
             const DFuncContents *f = df.get_contents().get();
@@ -351,6 +434,12 @@ private:
                 }
                 step.segment = it->second;
                 step.note = slice_reads(*f);
+                if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
+                    step.note += "overlapped with " + reads_of(*f)[0]->name + ": " +
+                                 std::to_string(overlap_chunks(*f)) +
+                                 " chunks of the outermost dimension, the next chunk computed "
+                                 "while this one moves";
+                }
                 break;
             }
             case Node::Fused: {

@@ -176,4 +176,29 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
     return *this;
 }
 
+DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
+    coconet_user_assert(contents && producer.defined()) << "overlap on a null DFunc.";
+    const DFuncContents &c = *contents;
+    const std::string where =
+        "overlap(" + c.name + ", " + producer.name() + ", " + std::to_string(chunks) + "): ";
+    const bool reduces =
+        c.kind == FuncKind::Collective && (c.collective->kind == CollectiveKind::AllReduce ||
+                                           c.collective->kind == CollectiveKind::ReduceScatter);
+    coconet_user_assert(reduces)
+        << where << c.name << " is "
+        << (c.kind == FuncKind::Collective ? std::string("an ") + to_string(c.collective->kind)
+                                           : std::string("not a collective"))
+        << "; only an all_reduce or a reduce_scatter is overlapped with its producer.";
+    coconet_user_assert(c.collective->source == producer.get_contents())
+        << where << c.name << " reads " << c.collective->source->name << ", not " << producer.name()
+        << "; a collective overlaps with the Func it reads.";
+    coconet_user_assert(producer.kind() == FuncKind::Compute)
+        << where << producer.name() << " is not computed; an input has nothing to overlap.";
+    coconet_user_assert(chunks >= 1) << where << "chunks must be at least 1.";
+    coconet_user_assert(dimensions() >= 1) << where << c.name << " is a scalar.";
+    coconet_user_assert(c.overlap_chunks == 0) << where << c.name << " is already overlapped.";
+    contents->overlap_chunks = chunks;
+    return *this;
+}
+
 } // namespace coconet

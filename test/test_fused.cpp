@@ -220,3 +220,105 @@ TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][f
                    Contains("read a value that needs the pass's result"));
     }
 }
+
+TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
+    // A reduction over a Local producer, chunked along its outer dimension.
+    DFunc x = input("x", Halide::Float(32), {6, 5}, Local());
+    Var i("i"), j("j");
+    DFunc p("p");
+    p(i, j) = x(i, j) * 2.0f + 1.0f;
+    DFunc total = all_reduce(p, ReduceOp::Sum, "total");
+    total.overlap(p, 2);
+    Program plain("overlap_all_reduce");
+    plain.output(total, Replicated());
+    check_matches_reference(plain);
+
+    for (int chunks : {1, 2, 3, 5}) {
+        INFO(chunks << " chunks");
+        for (apps::Schedule sched : {apps::Schedule::None, apps::Schedule::Split}) {
+            apps::MlpConfig mlp;
+            mlp.batch = 4;
+            mlp.hidden = 7;
+            mlp.ffn = 9;
+            mlp.schedule = sched;
+            mlp.overlap = chunks;
+            check_matches_reference(apps::megatron_mlp(mlp));
+        }
+    }
+    apps::MlpConfig mlp;
+    mlp.schedule = apps::Schedule::Split;
+    mlp.overlap = 4;
+    CHECK_THAT(print_plan(lower(apps::megatron_mlp(mlp)), 2),
+               Contains("collective summed_rs = reduce_scatter<sum>(partial)  Sliced(0)  "
+                        "r0:[0..8,0..8] r1:[8..16,0..8]  [overlapped with partial: 4 chunks of "
+                        "the outermost dimension"));
+}
+
+TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]") {
+    DFunc x = input("x", Halide::Float(32), {6, 5}, Local());
+    DFunc s = input("s", Halide::Float(32), {6, 5}, Sliced(0));
+    Var i("i"), j("j");
+    DFunc p("p"), q("q");
+    p(i, j) = x(i, j) * 2.0f;
+    q(i, j) = x(i, j) + 1.0f;
+    DFunc total = all_reduce(p, ReduceOp::Sum, "total");
+    CHECK_THAT(message_of<UserError>([&] { p.overlap(p, 2); }),
+               Contains("overlap(p, p, 2): p is not a collective; only an all_reduce or a "
+                        "reduce_scatter is overlapped with its producer."));
+    CHECK_THAT(message_of<UserError>([&] { all_gather(s, "g").overlap(p, 2); }),
+               Contains("overlap(g, p, 2): g is an all_gather"));
+    CHECK_THAT(message_of<UserError>([&] { total.overlap(q, 2); }),
+               Contains("overlap(total, q, 2): total reads p, not q"));
+    CHECK_THAT(message_of<UserError>([&] { all_reduce(x, ReduceOp::Sum, "t2").overlap(x, 2); }),
+               Contains("overlap(t2, x, 2): x is not computed"));
+    CHECK_THAT(message_of<UserError>([&] { total.overlap(p, 0); }),
+               Contains("chunks must be at least 1"));
+    {
+        // The chunks run along the outermost dimension, which must not be sliced.
+        DFunc scattered = reduce_scatter(p, 1, ReduceOp::Sum, "scattered");
+        scattered.overlap(p, 2);
+        Program prog("outer_sliced");
+        prog.output(scattered, Sliced(1));
+        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+                   Contains("overlap(scattered, p, 2): scattered is Sliced(1); the chunks run "
+                            "along the outermost dimension 1, which must not be the sliced one."));
+    }
+    {
+        // A producer that others read too cannot be computed in chunks.
+        DFunc t = all_reduce(p, ReduceOp::Sum, "t");
+        t.overlap(p, 2);
+        DFunc both("both");
+        both(i, j) = t(i, j) + p(i, j);
+        Program prog("shared_producer");
+        prog.output(both, Local());
+        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+                   Contains("overlap(t, p, 2): p is also read by both"));
+    }
+    {
+        // A fused pass is not overlapped.
+        DFunc t = all_reduce(p, ReduceOp::Sum, "t");
+        t.split_collective(0);
+        t.overlap(p, 2);
+        DFunc a("a");
+        a(i, j) = s(i, j) + t(i, j);
+        a.fuse_with(t);
+        Program prog("fused_overlap");
+        prog.output(a, Sliced(0));
+        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+                   Contains("overlap(t_rs): its pass is fused (fuse_with)"));
+    }
+    {
+        // Collectives of a group are not overlapped yet.
+        std::vector<Group> halves = Group::world().split(2);
+        DFunc xg = input("xg", Halide::Float(32), {6, 5}, Local(halves[0]));
+        DFunc pg("pg");
+        pg(i, j) = xg(i, j) * 3.0f;
+        DFunc tg = all_reduce(pg, ReduceOp::Sum, "tg");
+        tg.overlap(pg, 2);
+        Program prog("group_overlap");
+        prog.output(tg, Replicated(halves[0]));
+        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+                   Contains("overlap(tg, pg, 2): tg lives on group 0 of world.split(2); only "
+                            "collectives of the whole world are overlapped so far."));
+    }
+}

@@ -11,11 +11,16 @@ namespace coconet_rt {
 
 namespace {
 
+// The whole value, or the chunk an overlapped call covers.
 Box full_box(const Op &op) {
     Box b;
     b.dims = op.dims;
     for (int d = 0; d < op.dims; d++) {
         b.extent[d] = op.n[d];
+    }
+    if (op.chunk_dim >= 0 && op.chunk_dim < op.dims) {
+        b.min[op.chunk_dim] = op.chunk_min;
+        b.extent[op.chunk_dim] = op.chunk_extent;
     }
     return b;
 }
@@ -117,8 +122,18 @@ Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a,
         op.dst.index = dst_group;
         op.dst.nsplit = nsplit;
     }
+    if (kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER) {
+        op.chunk_dim = b;
+    }
     op.peer_inputs.assign(world_size, nullptr);
     return op;
+}
+
+void Op::set_chunk(const halide_buffer_t *out) {
+    if (chunk_dim >= 0 && chunk_dim < dims && out && out->dimensions == dims) {
+        chunk_min = out->dim[chunk_dim].min;
+        chunk_extent = out->dim[chunk_dim].extent;
+    }
 }
 
 std::string Op::check_args() const {
@@ -141,6 +156,14 @@ std::string Op::check_args() const {
                 kind == COCONET_ALL_TO_ALL) &&
                !is_dim(a)) {
         e << "dimension a = " << a << " is not a dimension of a " << dims << "-D buffer";
+    } else if ((kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER) && b != -1 &&
+               (!is_dim(b) || (kind == COCONET_REDUCE_SCATTER && b == a))) {
+        e << "chunk dimension b = " << b << " is neither -1 nor a dimension of a " << dims
+          << "-D buffer" << (kind == COCONET_REDUCE_SCATTER ? " other than a" : "");
+    } else if (chunk_dim >= 0 &&
+               (chunk_min < 0 || chunk_extent < 0 || chunk_min + chunk_extent > n[chunk_dim])) {
+        e << "the chunk [" << chunk_min << ", " << chunk_min + chunk_extent << ") of dimension "
+          << chunk_dim << " is outside [0, " << n[chunk_dim] << ")";
     } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(b) || b == a)) {
         e << "dimension b = " << b << " must be a dimension of a " << dims
           << "-D buffer other than a = " << a;
@@ -194,6 +217,10 @@ bool Op::same_call(const Op &o) const {
     const bool uses_a =
         kind != COCONET_ALL_REDUCE && kind != COCONET_BROADCAST && kind != COCONET_REDUCE;
     const bool uses_b = kind == COCONET_ALL_TO_ALL || kind == COCONET_SEND_RECV;
+    if (chunk_dim != o.chunk_dim ||
+        (chunk_dim >= 0 && (chunk_min != o.chunk_min || chunk_extent != o.chunk_extent))) {
+        return false;
+    }
     if (name != o.name || kind != o.kind || nsplit != o.nsplit || src.index != o.src.index ||
         dst.index != o.dst.index || dims != o.dims || (uses_a && a != o.a) ||
         (uses_b && b != o.b) || (is_reduction(kind) && red != o.red) ||
@@ -241,7 +268,13 @@ Box Op::output_limit(int r) const {
 
 Box Op::block(int q) const {
     Box b = full_box(*this);
-    return dims > 0 ? sliced(b, dims - 1, *this, src, q) : b;
+    if (dims > 0) {
+        // Blocks of the box (of a chunk, when the call is one), not of n.
+        const Range s = slice_of(b.extent[dims - 1], src.size, src.local(q));
+        b.min[dims - 1] += s.begin;
+        b.extent[dims - 1] = s.size();
+    }
+    return b;
 }
 
 int Op::sender_of(int p) const {

@@ -22,6 +22,12 @@ struct Op {
     int dims = 0;
     int64_t n[kMaxDims] = {1, 1, 1, 1};
     Group src, dst; // dst == src except for SEND_RECV
+    // A chunk of an overlapped ALL_REDUCE / REDUCE_SCATTER (b = the chunk's
+    // dimension): every participant calls with the same range of it, and the
+    // call covers only that range (set from the output by set_chunk).
+    int chunk_dim = -1;
+    int64_t chunk_min = 0, chunk_extent = 0;
+    void set_chunk(const halide_buffer_t *out);
 
     const char *kind_name() const;
     // "all_reduce 'g_sum'": how messages name the call.

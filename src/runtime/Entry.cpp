@@ -36,6 +36,7 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
     if (!in || !out) {
         return invalid("missing input or output buffer");
     }
+    o.set_chunk(out);
     std::string problem = o.check_args();
     if (!problem.empty()) {
         return invalid(problem);

@@ -102,6 +102,9 @@ int32_t coconet_size(void *user_context);
 // group (and, for SEND_RECV, outside both groups) do nothing.
 //   ALL_REDUCE(op):          in full box (Local) -> out[x] = op over group ranks, in rank order.
 //   REDUCE_SCATTER(op, d=a): in full box -> out, a sub-box of this rank's slice along d.
+//   For both, b >= 0 makes the call one chunk of an overlapped collective:
+//   every participant asks for the same range of dimension b (b != a), and
+//   "full box" means the full box restricted to that range.
 //   ALL_GATHER(d=a):         in = this rank's slice along d -> out[x] = in_owner(x_d)[x].
 //   BROADCAST(root):         in full box -> out[x] = in_root[x] (root is a group rank).
 //   REDUCE(op, root):        in full box -> out[x] = reduction on root, op's identity elsewhere.
