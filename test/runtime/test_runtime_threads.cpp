@@ -504,17 +504,17 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         for (int R : {1, 2, 3, 4}) {
             // The threads backend takes the direct path whatever is asked.
             for (int path : {COCONET_PATH_AUTO, COCONET_PATH_RING}) {
-                size_t ncases = 0;
+                std::vector<size_t> ncases(R, 0); // one per rank: ranks write concurrently
                 std::vector<std::vector<std::string>> failures(R);
                 coconet_fused_path resolved[4];
                 int32_t sources[4];
                 on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
                     resolved[r] = coconet_fused_resolve_path(comm, path);
                     sources[r] = coconet_fused_sources(comm, path, R);
-                    failures[r] = run_fused_cases(R, r, comm, path, &ncases);
+                    failures[r] = run_fused_cases(R, r, comm, path, &ncases[r]);
                 });
-                INFO(R << " ranks, path " << path << ", " << ncases << " cases");
-                CHECK(ncases >= 30);
+                INFO(R << " ranks, path " << path << ", " << ncases[0] << " cases");
+                CHECK(ncases[0] >= 30);
                 for (int r = 0; r < R; r++) {
                     INFO("rank " << r);
                     CHECK(resolved[r] == COCONET_PATH_DIRECT);
