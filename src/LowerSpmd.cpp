@@ -87,7 +87,7 @@ public:
             needed_later(t, -1);
         }
         int last = -1;
-        for (const DFuncContents *f : live) {
+        for (const DFuncContents *f : live_in_order()) {
             if (node[f] == Node::Halide) {
                 last = std::max(last, segment_of(*f));
             } else if (node[f] == Node::Fused) {
@@ -158,6 +158,17 @@ private:
         }
     }
 
+    // The live Funcs in dependency order (messages and plans do not depend on addresses).
+    std::vector<const DFuncContents *> live_in_order() const {
+        std::vector<const DFuncContents *> r;
+        for (const DFunc &f : analysis.order) {
+            if (live.count(f.get_contents().get())) {
+                r.push_back(f.get_contents().get());
+            }
+        }
+        return r;
+    }
+
     // A group's source and the other values its members read.
     void collect_group_reads(int g) {
         FusedGroup &group = out.groups[g];
@@ -201,9 +212,9 @@ private:
         if (it != segment.end()) {
             return it->second;
         }
-        coconet_user_assert(!active.count(&f))
-            << "the fused passes of program " << program.name() << " depend on each other through "
-            << f.name << ": a Func fused into a pass reads a value that needs the pass's result.";
+        if (active.count(&f)) {
+            cycle_error(f);
+        }
         active.insert(&f);
         int s = 0;
         for (const DFuncContents *t : reads_of(f)) {
@@ -220,16 +231,28 @@ private:
             return it->second;
         }
         const DFuncContents *key = out.groups[g].scatter.get();
-        coconet_user_assert(!active.count(key))
-            << "fuse_with(..., " << key->name << "): the Funcs fused into the pass of " << key->name
-            << " read a value that needs the pass's result.";
+        if (active.count(key)) {
+            cycle_error(*key);
+        }
         active.insert(key);
+        passes.push_back(g);
         int s = 0;
         for (const DFuncContents *t : group_reads[g]) {
             s = std::max(s, available(t));
         }
+        passes.pop_back();
         active.erase(key);
         return slot[g] = s;
+    }
+
+    // Funcs alone cannot form a cycle (they are ordered), so a cycle runs
+    // through the pass being placed.
+    [[noreturn]] void cycle_error(const DFuncContents &at) {
+        const DFuncContents &key = *out.groups[passes.front()].scatter;
+        coconet_user_error << "fuse_with(..., " << key.name
+                           << "): the Funcs fused into the pass of " << key.name
+                           << " read a value that needs the pass's result (through " << at.name
+                           << ").";
     }
 
     // Records that value t is read by something in segment `reader_segment`
@@ -278,7 +301,7 @@ private:
         Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
         // What later segments, passes and outputs read from each segment.
         std::set<int> live_groups;
-        for (const DFuncContents *f : live) {
+        for (const DFuncContents *f : live_in_order()) {
             if (node[f] == Node::Halide) {
                 for (const DFuncContents *t : reads_of(*f)) {
                     needed_later(t, segment_of(*f));
@@ -377,7 +400,7 @@ private:
         coconet_user_assert(node.at(p) == Node::Halide && segment_of(*p) == s)
             << where << p->name << " is not computed in the same Halide pipeline as " << f.name
             << " (it is an input, or computed in a fused pass).";
-        for (const DFuncContents *other : live) {
+        for (const DFuncContents *other : live_in_order()) {
             if (other != &f && node.at(other) == Node::Halide) {
                 const auto r = reads_of(*other);
                 coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
@@ -499,6 +522,7 @@ private:
     std::map<int, int> slot, halide_index, pass_index;
     std::map<int, std::vector<const DFuncContents *>> group_reads;
     std::set<const DFuncContents *> active, live, exported;
+    std::vector<int> passes; // the passes being placed, outermost first
     std::map<const DFuncContents *, Func> funcs;
     std::map<int, std::map<const DFuncContents *, Halide::ImageParam>> params;
 };

@@ -216,8 +216,10 @@ TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][f
         b.fuse_with(t);
         Program p("cycle");
         p.output(b, Sliced(0));
-        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
-                   Contains("read a value that needs the pass's result"));
+        CHECK_THAT(
+            message_of<UserError>([&] { lower(p); }),
+            Contains("fuse_with(..., t_rs): the Funcs fused into the pass of t_rs read a value "
+                     "that needs the pass's result (through "));
     }
 }
 
