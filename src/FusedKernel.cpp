@@ -68,10 +68,14 @@ FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &
     std::vector<Func> outputs;
     for (const FusedOutput &o : group.outputs) {
         Func f = funcs.at(o.member);
-        // Each output is one vectorized loop over the chunk; values that several
-        // outputs read are computed once per chunk.
-        f.compute_root().vectorize(f.args()[0], Halide::get_host_target().natural_vector_size(type),
-                                   Halide::TailStrategy::GuardWithIf);
+        // Each output is one vectorized loop over the chunk (unless the user
+        // scheduled the Func's compute); values that several outputs read are
+        // computed once per chunk.
+        f.compute_root();
+        if (!f.function().definition().schedule().touched()) {
+            f.vectorize(f.args()[0], Halide::get_host_target().natural_vector_size(type),
+                        Halide::TailStrategy::GuardWithIf);
+        }
         outputs.push_back(f);
     }
     if (group.outputs.size() > 1) {

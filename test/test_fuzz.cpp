@@ -1,7 +1,8 @@
 // Property test: random programs with random legal schedules (split_collective,
 // compute_sliced and fuse_with on random subsets and in random orders, random
 // chunk sizes of the fused pass), random shapes, sliced dimensions, ops and
-// rank counts all equal the unscheduled reference bit for bit.
+// rank counts all equal the unscheduled reference bit for bit; Halide vector
+// widths on the compute too. (The ring path needs MPI: mpi_apps_ring_np3.)
 // COCONET_FUZZ_ITERATIONS sets the number of programs (CI: a fixed seed and a
 // few dozen; locally, as many as you like); COCONET_FUZZ_SEED the seed.
 #include <algorithm>
@@ -40,6 +41,8 @@ Drawn draw(std::mt19937 &rng) {
     const bool fuse_a = split && pick(0, 1), fuse_b = slice_b && pick(0, 1);
     FuseOptions fuse;
     fuse.chunk_elements = std::vector<int>{0, 1, 3, 7}[pick(0, 3)];
+    // Halide's own directives on the compute: a vector width for a (1: none).
+    const int width = std::vector<int>{1, 4, 8}[pick(0, 2)];
     DFunc g = input("g", Halide::Float(32), shape, Local());
     DFunc s = input("s", Halide::Float(32), shape, Sliced(d));
     DFunc w = input("w", Halide::Float(32), shape, Replicated());
@@ -49,6 +52,9 @@ Drawn draw(std::mt19937 &rng) {
     a(i, j) = s(i, j) * 0.5f + t(i, j);   // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
     c(i, j) = t(n0 - 1 - i, j) + w(i, j); // replicated, reads other indices
+    if (width > 1) {
+        a.func().vectorize(i, width, Halide::TailStrategy::GuardWithIf);
+    }
     // Directives in a random order where the order is free: fuse_with of b
     // needs b computed on slices first.
     std::vector<std::function<void()>> directives;
@@ -84,7 +90,8 @@ Drawn draw(std::mt19937 &rng) {
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
-         << ", fuse b " << fuse_b << ", chunk " << fuse.chunk_elements << ", outputs " << outputs;
+         << ", fuse b " << fuse_b << ", chunk " << fuse.chunk_elements << ", vector width " << width
+         << ", outputs " << outputs;
     return Drawn{p, pick(1, 8), desc.str()};
 }
 
