@@ -43,6 +43,10 @@ struct FusedPlan {
                    const std::vector<const halide_buffer_t *> &srcs) const;
 };
 
+// acc[x] = acc[x] op src[x] over `box` (both hold it, same element type):
+// the partial sums of the ring path.
+void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box);
+
 } // namespace coconet_rt
 
 #endif

@@ -138,21 +138,6 @@ struct DenseView {
     halide_buffer_t buf{};
 };
 
-// acc[x] = acc[x] op src[x] over `box` (both hold it, same element type).
-void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box) {
-    coconet_rt::with_element_type(acc->type, [&](auto zero) {
-        using T = decltype(zero);
-        const int64_t as = acc->dim[0].stride, ss = src->dim[0].stride;
-        coconet_rt::for_each_row(box, [&](const int64_t *x, int64_t n) {
-            T *a = reinterpret_cast<T *>(coconet_rt::element_address(acc, x));
-            const T *b = reinterpret_cast<const T *>(coconet_rt::element_address(src, x));
-            for (int64_t k = 0; k < n; k++) {
-                a[k * as] = coconet_rt::reduce_combine<T>(op, a[k * as], b[k * ss]);
-            }
-        });
-    });
-}
-
 // Where a fused call's data lies in each member's window segment: the
 // member's count of window barriers reached, its source (the full box,
 // dense), then per gathered output its slice of it (dense). Every member
@@ -434,7 +419,7 @@ struct MpiComm : coconet_comm {
                 return rc;
             }
             if (s < L - 2) {
-                combine_into(plan.call.op, &bufs[1]->buf, src, bufs[1]->box);
+                coconet_rt::combine_into(plan.call.op, &bufs[1]->buf, src, bufs[1]->box);
                 count_bytes(COCONET_FUSED, 2 * bufs[1]->size_bytes());
                 bufs[0] = std::move(bufs[1]);
             }

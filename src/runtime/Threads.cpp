@@ -13,6 +13,7 @@
 
 #include "Comm.h"
 #include "Errors.h"
+#include "Pack.h"
 #include "Reduce.h"
 
 using coconet_rt::Op;
@@ -127,13 +128,37 @@ struct ThreadsComm : coconet_comm {
         return rc != COCONET_OK ? rc : done;
     }
 
-    // The threads backend has only the direct path: peers' memory is ours.
-    coconet_fused_path fused_path(int) const override { return COCONET_PATH_DIRECT; }
+    // Peers' memory is ours: the direct path unless the ring is asked for,
+    // which threads run as the MPI ring adds up (to test that order here).
+    coconet_fused_path fused_path(int requested) const override {
+        return requested == COCONET_PATH_RING ? COCONET_PATH_RING : COCONET_PATH_DIRECT;
+    }
+
+    // The sources of one chunk of this rank's slice. Direct: every member's
+    // input, in rank order. Ring: the partial sum the ring would bring (the
+    // members after this one, wrapping around) and this rank's own input.
+    std::vector<const halide_buffer_t *>
+    chunk_sources(const coconet_rt::FusedPlan &plan, coconet_fused_path path,
+                  const std::vector<const halide_buffer_t *> &srcs, const coconet_rt::Box &chunk,
+                  std::unique_ptr<coconet_rt::PackedBox> &partial) {
+        const int R = plan.group.size, me = plan.group.local(rank);
+        if (path != COCONET_PATH_RING || R == 1) {
+            return srcs;
+        }
+        partial = coconet_rt::pack(srcs[(me + 1) % R], chunk);
+        for (int k = 2; k < R; k++) {
+            coconet_rt::combine_into(plan.call.op, &partial->buf, srcs[(me + k) % R], chunk);
+        }
+        // The copy reads and writes the chunk once, each addition reads two and writes one.
+        count_bytes(COCONET_FUSED,
+                    (uint64_t)chunk.count() * plan.element_bytes() * (2 + 3 * (R - 2)));
+        return {&partial->buf, srcs[me]};
+    }
 
     // Every member reads the chunks of its slice from all members' sources,
     // runs the kernel on them and writes its slice of gathered outputs into
     // the members' outputs while the chunk is in cache.
-    int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path) override {
+    int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path path) override {
         std::vector<int> members;
         for (int q = plan.group.first; q < plan.group.first + plan.group.size; q++) {
             members.push_back(q);
@@ -161,7 +186,8 @@ struct ThreadsComm : coconet_comm {
             }
             const coconet_fused_call &c = plan.call;
             for (const coconet_rt::Box &chunk : plan.chunks(plan.slice(rank))) {
-                rc = plan.run_kernel(*this, chunk, srcs);
+                std::unique_ptr<coconet_rt::PackedBox> partial;
+                rc = plan.run_kernel(*this, chunk, chunk_sources(plan, path, srcs, chunk, partial));
                 if (rc != COCONET_OK) {
                     break;
                 }

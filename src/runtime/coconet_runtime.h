@@ -135,12 +135,14 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
 // output i cropped to the chunk. Returns 0, or an error code after setting a
 // message with coconet_comm_set_error.
 typedef int (*coconet_fused_kernel)(void *kernel_context, int32_t nsrc,
-                                    const halide_buffer_t *const *srcs, halide_buffer_t *const *outs);
+                                    const halide_buffer_t *const *srcs,
+                                    halide_buffer_t *const *outs);
 
 typedef enum {
     COCONET_PATH_AUTO = 0,   // COCONET_FUSED_PATH (direct|ring) if set, else the backend's best
     COCONET_PATH_DIRECT = 1, // read peers' memory: threads, or MPI ranks on one node
-    COCONET_PATH_RING = 2,   // a ring of MPI point-to-point messages (any nodes)
+    COCONET_PATH_RING = 2,   // a ring of MPI point-to-point messages (any nodes); threads add
+                             // up in the ring's order, to test it in one process
 } coconet_fused_path;
 
 typedef struct {
