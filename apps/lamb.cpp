@@ -44,6 +44,10 @@ Program lamb(const OptimizerConfig &c) {
     DFunc w_slice("w_slice");
     w_slice(i) = w(i) - c.lr * trust() * update(i);
     DFunc w_new = all_gather(w_slice, "w_new");
+    if (c.schedule == Schedule::Fused) {
+        // Phase 2 in one pass: the step on each slice, written into every rank's w_new.
+        w_slice.fuse_with(w_new, c.fuse);
+    }
 
     Program p("lamb");
     p.output(w_new, Replicated()).output(s.m_new, Sliced(0)).output(s.v_new, Sliced(0));

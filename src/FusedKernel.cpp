@@ -25,10 +25,11 @@ Expr combine(ReduceOp op, Expr a, Expr b) {
 
 FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis,
                                        int nsrc) {
-    coconet_internal_assert(nsrc >= 1) << "a fused kernel needs a source";
+    coconet_internal_assert(group.reduces() ? nsrc >= 1 : nsrc == 0)
+        << "a fused kernel of " << group.scatter->name << " with " << nsrc << " sources";
     const DFuncContents &scatter = *group.scatter;
     const CollectiveDesc &c = *scatter.collective;
-    const int dims = (int)analysis.of(&scatter).extents.size();
+    const int dims = (int)group.sliced_info(analysis).extents.size();
     const Halide::Type type = c.source->func.type();
     FusedKernelPipeline out;
     std::vector<Halide::Var> vars;
@@ -43,9 +44,11 @@ FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &
         out.arguments.emplace_back(src);
         value = k == 0 ? Expr(src(vars)) : combine(c.op, value, src(vars));
     }
-    reduced(vars) = value;
-
-    std::map<const DFuncContents *, Func> funcs = {{&scatter, reduced}};
+    std::map<const DFuncContents *, Func> funcs;
+    if (group.reduces()) {
+        reduced(vars) = value;
+        funcs[&scatter] = reduced;
+    }
     for (const DFuncContents *e : group.extra_inputs) {
         const FuncInfo &info = analysis.of(e);
         ImageParam p(e->func.type(), (int)info.extents.size(), e->name + "_in");
@@ -78,7 +81,7 @@ FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &
         }
         outputs.push_back(f);
     }
-    if (group.outputs.size() > 1) {
+    if (group.reduces() && group.outputs.size() > 1) {
         reduced.compute_root().vectorize(vars[0],
                                          Halide::get_host_target().natural_vector_size(type),
                                          Halide::TailStrategy::GuardWithIf);

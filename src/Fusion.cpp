@@ -6,8 +6,17 @@
 
 namespace coconet {
 
+bool FusedGroup::reduces() const {
+    return scatter->collective->kind == CollectiveKind::ReduceScatter;
+}
+
+const FuncInfo &FusedGroup::sliced_info(const Analysis &a) const {
+    return a.of(reduces() ? scatter.get() : scatter->collective->source.get());
+}
+
 bool FusedGroup::computes(const DFuncContents *f) const {
-    return f == scatter.get() || std::find(members.begin(), members.end(), f) != members.end();
+    return (reduces() && f == scatter.get()) ||
+           std::find(members.begin(), members.end(), f) != members.end();
 }
 
 bool FusedGroup::gathers(const DFuncContents &f) const {
@@ -20,7 +29,7 @@ namespace {
 
 void check_member(const FusedGroup &g, const DFuncContents &m, const Analysis &a) {
     const FuncInfo &info = a.of(&m);
-    const FuncInfo &s = a.of(g.scatter.get());
+    const FuncInfo &s = g.sliced_info(a);
     const std::string where = "fuse_with(" + m.name + ", " + g.scatter->name + "): ";
     coconet_user_assert(info.layout == s.layout && info.extents == s.extents)
         << where << m.name << " is " << info.layout.to_string() << ", but the pass computes "

@@ -17,11 +17,17 @@ struct FusedOutput {
 };
 
 struct FusedGroup {
+    // The collective whose pass it is: a reduce_scatter, or an all_gather (a
+    // pass that computes the gathered Func's slices and writes them into
+    // every rank's copy, with nothing to reduce).
     std::shared_ptr<DFuncContents> scatter;
     std::vector<const DFuncContents *> members; // computed in the pass, producers first
     // Filled by lower_spmd, which knows what is read after the pass.
     std::vector<FusedOutput> outputs;
     std::vector<const DFuncContents *> extra_inputs; // other values the members read
+    bool reduces() const;
+    // The layout and shape the pass computes slice by slice.
+    const FuncInfo &sliced_info(const Analysis &a) const;
     // Whether `f` is the reduce_scatter or one of the members.
     bool computes(const DFuncContents *f) const;
     // Whether `f` is the all_gather of a member.

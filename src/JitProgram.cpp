@@ -126,6 +126,14 @@ JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
     }
 }
 
+int JitProgram::sources(const FusedGroup &g, const coconet_comm *comm) const {
+    if (!g.reduces()) {
+        return 0;
+    }
+    const int n = group_size(g.sliced_info(lowered_.analysis), coconet_comm_size(comm));
+    return coconet_fused_sources(comm, (int)g.scatter->fuse_options.path, n);
+}
+
 const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
     std::lock_guard<std::mutex> lock(kernels_mutex_);
     auto &k = kernels_[{group, nsrc}];
@@ -142,11 +150,7 @@ void JitProgram::prepare_kernels(const coconet_comm *comm) const {
     const auto &groups = lowered_.spmd.groups;
     for (const SpmdSegment &seg : lowered_.spmd.segments) {
         if (seg.fused_group >= 0) {
-            const FusedGroup &g = groups[seg.fused_group];
-            const int n =
-                group_size(lowered_.analysis.of(g.scatter.get()), coconet_comm_size(comm));
-            fused_kernel(seg.fused_group,
-                         coconet_fused_sources(comm, (int)g.scatter->fuse_options.path, n));
+            fused_kernel(seg.fused_group, sources(groups[seg.fused_group], comm));
         }
     }
 }
@@ -156,9 +160,9 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
     const Analysis &a = lowered_.analysis;
     const FusedGroup &g = lowered_.spmd.groups[segment.fused_group];
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    const FuncInfo &info = a.of(g.scatter.get());
+    const FuncInfo &info = g.sliced_info(a);
     const FuseOptions &options = g.scatter->fuse_options;
-    const int nsrc = coconet_fused_sources(comm, (int)options.path, group_size(info, size));
+    const int nsrc = sources(g, comm);
     KernelCall k{&fused_kernel(segment.fused_group, nsrc),
                  nsrc,
                  static_cast<RankContext *>(rank_context),
@@ -187,8 +191,10 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
     for (int d = 0; d < 4; d++) {
         call.n[d] = d < call.dims ? info.extents[d] : 1;
     }
-    const DFuncContents *src = scheduled_target(nullptr, *g.scatter->collective->source, a);
-    call.src = values.at(src).raw_buffer();
+    if (g.reduces()) {
+        const DFuncContents *src = scheduled_target(nullptr, *g.scatter->collective->source, a);
+        call.src = values.at(src).raw_buffer();
+    }
     call.nout = (int32_t)outs.size();
     call.outs = outs.data();
     call.gathered = gathered.data();

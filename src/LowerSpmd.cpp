@@ -175,9 +175,10 @@ private:
         coconet_user_assert(overlap_chunks(*group.scatter) == 0)
             << "overlap(" << group.scatter->name << "): its pass is fused (fuse_with); a fused "
             << "pass is not overlapped with its producer (overlap the unfused collective).";
-        const DFuncContents *src =
-            scheduled_target(nullptr, *group.scatter->collective->source, analysis);
-        group_reads[g].push_back(src);
+        if (group.reduces()) {
+            group_reads[g].push_back(
+                scheduled_target(nullptr, *group.scatter->collective->source, analysis));
+        }
         for (const DFuncContents *m : group.members) {
             for (const DFuncContents *t : reads_of(*m)) {
                 if (group.computes(t)) {
@@ -472,6 +473,9 @@ private:
                 const FusedGroup &group = out.groups[g];
                 if (step.segment < 0) {
                     step.note = "dead: no consumer reads the fused pass, not emitted";
+                } else if (f == group.scatter.get() && !group.reduces()) {
+                    step.note = "fused pass: computes " + group.scatter->collective->source->name +
+                                " on each rank's slice and writes it into every rank's copy";
                 } else if (f == group.scatter.get()) {
                     step.note = "fused pass: reduces each chunk of the rank's slice and computes";
                     for (const DFuncContents *m : group.members) {

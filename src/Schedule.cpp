@@ -8,13 +8,23 @@
 
 namespace coconet {
 
+namespace {
+
+// "an all_reduce", "a broadcast".
+std::string with_article(const std::string &noun) {
+    const bool vowel = !noun.empty() && std::string("aeiou").find(noun[0]) != std::string::npos;
+    return (vowel ? "an " : "a ") + noun;
+}
+
+} // namespace
+
 DFunc &DFunc::split_collective(int dim) {
     coconet_user_assert(contents) << "split_collective on a null DFunc.";
     const DFuncContents &c = *contents;
     coconet_user_assert(c.kind == FuncKind::Collective &&
                         c.collective->kind == CollectiveKind::AllReduce)
         << "split_collective(" << c.name << "): " << c.name << " is "
-        << (c.kind == FuncKind::Collective ? std::string("an ") + to_string(c.collective->kind)
+        << (c.kind == FuncKind::Collective ? with_article(to_string(c.collective->kind))
                                            : std::string("not a collective"))
         << "; only an all_reduce splits into reduce_scatter + all_gather.";
     coconet_user_assert(dim >= 0 && dim < dimensions())
@@ -100,22 +110,27 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
     coconet_user_assert(contents && collective.defined()) << "fuse_with on a null DFunc.";
     const DFuncContents &c = *collective.get_contents();
     const std::string where = "fuse_with(" + name() + ", " + c.name + "): ";
-    // The reduce_scatter whose pass computes this Func.
+    // The collective whose pass computes this Func: a reduce_scatter (that of
+    // a split all_reduce), or the all_gather of this very Func.
     std::shared_ptr<DFuncContents> scatter;
+    bool gather = false;
     if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::ReduceScatter) {
         scatter = collective.get_contents();
     } else if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllReduce &&
                c.sliced_part) {
         scatter = c.sliced_part;
+    } else if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllGather) {
+        scatter = collective.get_contents();
+        gather = true;
     }
     coconet_user_assert(scatter)
         << where << c.name << " is "
         << (c.kind == FuncKind::Collective
-                ? std::string("an ") + to_string(c.collective->kind) +
+                ? with_article(to_string(c.collective->kind)) +
                       (c.collective->kind == CollectiveKind::AllReduce ? " that is not split" : "")
                 : std::string("not a collective"))
-        << "; only a reduce_scatter, or an all_reduce split with split_collective, has a pass "
-           "to fuse a computation into.";
+        << "; only a reduce_scatter (or an all_reduce split with split_collective) or an "
+           "all_gather has a pass to fuse a computation into.";
     coconet_user_assert(contents->kind == FuncKind::Compute && contents->func.defined())
         << where << name() << " is not a computed Func; only computations run inside a pass.";
     // The Func computed on slices: this one, or its sliced version.
@@ -124,6 +139,9 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
         << where << name() << " is computed on slices by a collective, not by a computation.";
     coconet_user_assert(!part.fused_into)
         << where << name() << " is already fused with " << part.fused_into->name << ".";
+    coconet_user_assert(!gather || c.collective->source.get() == &part)
+        << where << c.name << " gathers " << c.collective->source->name << ", not " << part.name
+        << "; only the Func an all_gather gathers is computed in its pass.";
     const Halide::Internal::Function fn = part.func.function();
     coconet_user_assert(fn.updates().empty())
         << where << name()
@@ -158,8 +176,8 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
             }
         }
     }
-    coconet_user_assert(reads) << where << name() << " reads neither " << c.name
-                               << " nor a Func fused with it; there is nothing to fuse.";
+    coconet_user_assert(reads || gather) << where << name() << " reads neither " << c.name
+                                         << " nor a Func fused with it; there is nothing to fuse.";
     coconet_user_assert(options.chunk_elements >= 0)
         << where << "chunk_elements " << options.chunk_elements << " < 0.";
     FuseOptions &current = scatter->fuse_options;
@@ -186,7 +204,7 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
                                            c.collective->kind == CollectiveKind::ReduceScatter);
     coconet_user_assert(reduces)
         << where << c.name << " is "
-        << (c.kind == FuncKind::Collective ? std::string("an ") + to_string(c.collective->kind)
+        << (c.kind == FuncKind::Collective ? with_article(to_string(c.collective->kind))
                                            : std::string("not a collective"))
         << "; only an all_reduce or a reduce_scatter is overlapped with its producer.";
     coconet_user_assert(c.collective->source == producer.get_contents())

@@ -41,6 +41,8 @@ Drawn draw(std::mt19937 &rng) {
     // fuse_with needs the split; a is sliced like the reduce_scatter, b only
     // once computed on slices.
     const bool fuse_a = split && pick(0, 1), fuse_b = slice_b && pick(0, 1);
+    // Else a may be computed in the pass of its own all_gather.
+    const bool gather_a = !fuse_a && pick(0, 1);
     FuseOptions fuse;
     fuse.chunk_elements = std::vector<int>{0, 1, 3, 7}[pick(0, 3)];
     // Halide's own directives on the compute: a vector width for a (1: none).
@@ -72,6 +74,10 @@ Drawn draw(std::mt19937 &rng) {
     if (fuse_a) {
         directives.push_back([&] { a.fuse_with(t, fuse); });
     }
+    DFunc a_all = all_gather(a, "a_all");
+    if (gather_a) {
+        directives.push_back([&] { a.fuse_with(a_all, fuse); });
+    }
     std::shuffle(directives.begin(), directives.end(), rng);
     if (split) {
         t.split_collective(d);
@@ -82,7 +88,7 @@ Drawn draw(std::mt19937 &rng) {
     Program p("fuzz");
     const int outputs = pick(1, 7); // a non-empty subset of {a, b, c}
     if (outputs & 1) {
-        p.output(all_gather(a, "a_all"), Replicated()).output(a, Sliced(d));
+        p.output(a_all, Replicated()).output(a, Sliced(d));
     }
     if (outputs & 2) {
         p.output(b, Replicated());
@@ -93,9 +99,9 @@ Drawn draw(std::mt19937 &rng) {
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
-         << ", fuse b " << fuse_b << ", chunk " << fuse.chunk_elements << ", vector width " << width
-         << ", path " << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs "
-         << outputs;
+         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << ", chunk "
+         << fuse.chunk_elements << ", vector width " << width << ", path "
+         << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs;
     // The ring adds up in another order than the reference (rank order).
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
     return Drawn{p, pick(1, 8), desc.str(), ring ? 1e-5 : 0.0};

@@ -54,10 +54,10 @@ std::string FusedPlan::check(int rank) const {
     if (!group.has(rank)) {
         return "";
     }
-    if (!c.src || !c.src->host || c.src->dimensions != c.dims || !supported_type(c.src->type)) {
-        return "missing or malformed source buffer";
+    if (c.src && (!c.src->host || c.src->dimensions != c.dims || !supported_type(c.src->type))) {
+        return "malformed source buffer";
     }
-    if (!box_of(c.src).contains(full)) {
+    if (c.src && !box_of(c.src).contains(full)) {
         return "the source holds " + box_of(c.src).to_string() + ", not the full box " +
                full.to_string();
     }
@@ -77,10 +77,11 @@ std::string FusedPlan::check(int rank) const {
 
 bool FusedPlan::same_call(const FusedPlan &o) const {
     const coconet_fused_call &a = call, &b = o.call;
-    bool same = std::strcmp(a.name ? a.name : "", b.name ? b.name : "") == 0 && a.op == b.op &&
-                a.dim == b.dim && a.nsplit == b.nsplit && a.group == b.group && a.dims == b.dims &&
-                a.nout == b.nout && a.src->type.code == b.src->type.code &&
-                a.src->type.bits == b.src->type.bits;
+    bool same =
+        std::strcmp(a.name ? a.name : "", b.name ? b.name : "") == 0 && a.op == b.op &&
+        a.dim == b.dim && a.nsplit == b.nsplit && a.group == b.group && a.dims == b.dims &&
+        a.nout == b.nout && (a.src == nullptr) == (b.src == nullptr) &&
+        (!a.src || (a.src->type.code == b.src->type.code && a.src->type.bits == b.src->type.bits));
     for (int d = 0; same && d < a.dims; d++) {
         same = a.n[d] == b.n[d];
     }

@@ -35,7 +35,9 @@ struct FusedPlan {
     // `box` cut along its outermost dimension into pieces of about
     // chunk_elements elements.
     std::vector<Box> chunks(const Box &box) const;
-    int64_t element_bytes() const { return call.src->type.bytes(); }
+    // Whether the pass reduces a source (else it only computes and gathers).
+    bool reduces() const { return call.src != nullptr; }
+    int64_t element_bytes() const { return (reduces() ? call.src : call.outs[0])->type.bytes(); }
 
     // Calls the kernel on `chunk` with these sources and the outputs cropped
     // to the chunk; a failure is recorded on comm.

@@ -107,7 +107,7 @@ FusedSignature fused_signature(const FusedPlan &plan, coconet_fused_path path) {
     }
     s.nout = c.nout;
     s.outs_hash = (int64_t)outs_hash;
-    s.type_code = c.src->type.code, s.type_bits = c.src->type.bits;
+    s.type_code = c.src ? c.src->type.code : -1, s.type_bits = c.src ? c.src->type.bits : 0;
     s.path = path;
     std::strncpy(s.name, c.name ? c.name : "", sizeof(s.name) - 1);
     return s;
@@ -148,7 +148,9 @@ struct FusedLayout {
     explicit FusedLayout(const FusedPlan &plan) {
         auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
         const coconet_fused_call &c = plan.call;
-        size_t at = kSrcOffset + aligned((size_t)plan.full.count() * plan.element_bytes());
+        const size_t src_bytes =
+            plan.reduces() ? (size_t)plan.full.count() * plan.element_bytes() : 0;
+        size_t at = kSrcOffset + aligned(src_bytes);
         // The first slice is the largest (slices of ceil(n/R) elements).
         const size_t largest = (size_t)plan.slice(plan.group.first).count();
         for (int i = 0; i < c.nout; i++) {
@@ -300,8 +302,12 @@ struct MpiComm : coconet_comm {
         }
         if (plan.group.size == 1) {
             // Nothing to reduce with: the kernel reads this rank's source alone.
+            std::vector<const halide_buffer_t *> srcs;
+            if (plan.reduces()) {
+                srcs.push_back(plan.call.src);
+            }
             for (const Box &chunk : plan.chunks(plan.slice(rank))) {
-                const int rc = plan.run_kernel(*this, chunk, {plan.call.src});
+                const int rc = plan.run_kernel(*this, chunk, srcs);
                 if (rc != COCONET_OK) {
                     return rc;
                 }
@@ -381,6 +387,18 @@ struct MpiComm : coconet_comm {
     // source to the kernel. Each block is reduced starting from the rank after
     // its owner: a rotation of rank order.
     int fused_ring(const FusedPlan &plan, const std::string &what) {
+        if (!plan.reduces()) {
+            // A fused all_gather: the slices, then the messages.
+            int rc = COCONET_OK;
+            for (const Box &chunk : plan.chunks(plan.slice(rank))) {
+                rc = plan.run_kernel(*this, chunk, {});
+                if (rc != COCONET_OK) {
+                    break;
+                }
+            }
+            const int sent = gather_by_messages(plan, what);
+            return rc != COCONET_OK ? rc : sent;
+        }
         const Group &g = plan.group;
         const int L = g.size, me = g.local(rank);
         const int right = g.first + (me + 1) % L, left = g.first + (me + L - 1) % L;
@@ -510,13 +528,13 @@ struct MpiComm : coconet_comm {
         }
         std::vector<std::unique_ptr<DenseView>> views;
         std::vector<const halide_buffer_t *> srcs;
-        for (int k = 0; k < g.size; k++) {
+        for (int k = 0; plan.reduces() && k < g.size; k++) {
             views.push_back(std::make_unique<DenseView>(w->base[k] + FusedLayout::kSrcOffset,
                                                         plan.full, c.src->type));
             // This rank reads its own source in place.
             srcs.push_back(k == me ? c.src : &views.back()->buf);
         }
-        for (int q = g.first; q < g.first + g.size; q++) {
+        for (int q = g.first; plan.reduces() && q < g.first + g.size; q++) {
             const Box theirs = plan.slice(q);
             if (q != rank && !theirs.empty()) {
                 coconet_rt::copy_box(c.src, &views[me]->buf, theirs);

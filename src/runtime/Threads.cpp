@@ -142,6 +142,9 @@ struct ThreadsComm : coconet_comm {
                   const std::vector<const halide_buffer_t *> &srcs, const coconet_rt::Box &chunk,
                   std::unique_ptr<coconet_rt::PackedBox> &partial) {
         const int R = plan.group.size, me = plan.group.local(rank);
+        if (!plan.reduces()) {
+            return {};
+        }
         if (path != COCONET_PATH_RING || R == 1) {
             return srcs;
         }

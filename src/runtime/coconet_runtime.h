@@ -151,8 +151,10 @@ typedef struct {
     int32_t dim;      // the sliced dimension
     int32_t nsplit, group;
     int32_t dims;                 // of src and of every output (<= 4)
-    int32_t n[4];                 // global extents of src (1 for missing dimensions)
-    const halide_buffer_t *src;   // this rank's full box of the Local value
+    int32_t n[4];                 // global extents of the value (1 for missing dimensions)
+    const halide_buffer_t *src;   // this rank's full box of the Local value; NULL for a pass
+                                  // with nothing to reduce (a fused all_gather: the kernel
+                                  // gets no source and computes the slice from its inputs)
     int32_t nout;                 // outputs, each of the same element count per chunk
     halide_buffer_t *const *outs; // each holds this rank's slice (gathered: the full box)
     const int32_t *gathered;      // per output: 1 when every group rank gets the whole value
@@ -166,8 +168,9 @@ typedef struct {
 int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *call);
 // The path a fused call with `path` takes on this communicator.
 coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t path);
-// How many sources the kernel gets on `path` for a group of `group_size`:
-// group_size on the direct path, min(group_size, 2) on the ring.
+// How many sources the kernel gets on `path` for a group of `group_size`
+// when there is a source: group_size on the direct path, min(group_size, 2)
+// on the ring (none without a source).
 int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size);
 // Kernels report failures with this (the message of coconet_comm_last_error).
 void coconet_comm_set_error(coconet_comm *comm, const char *message);
