@@ -103,6 +103,22 @@ std::vector<Range> box_of(const Analysis &a, const DFuncContents *f, int rank, i
     return rank_region(info.layout, info.extents, rank, size);
 }
 
+// An overlapped collective blocks a Halide worker while it waits for its
+// peers, and its producer needs another one for the next chunk. Halide adds
+// threads for its own async waits but cannot see ours, so a process running
+// `ranks` ranks keeps two workers per rank (plus the calling threads).
+void reserve_async_workers(const SpmdPipeline &spmd, int ranks) {
+    if (!spmd.overlapped) {
+        return;
+    }
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    const int want = 2 * ranks + 2;
+    if (Halide::Internal::JITSharedRuntime::get_num_threads() < want) {
+        Halide::Internal::JITSharedRuntime::set_num_threads(want);
+    }
+}
+
 int group_size(const FuncInfo &info, int world_size) {
     return (int)group_ranks(info.layout.group, world_size).extent();
 }
@@ -228,6 +244,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     const Analysis &a = lowered_.analysis;
     RankBuffers in = check_rank_inputs(program, a, rank, size, inputs);
     prepare_kernels(comm);
+    reserve_async_workers(lowered_.spmd, 1);
     std::map<const DFuncContents *, Halide::Buffer<>> values;
     for (const DFunc &f : a.inputs) {
         values[f.get_contents().get()] = in.at(f.name());
@@ -297,6 +314,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
     coconet_internal_assert(world) << "could not create a threads world";
     prepare_kernels(coconet_threads_world_comm(world.get(), 0));
+    reserve_async_workers(lowered_.spmd, world_size);
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
     std::vector<char> aborted(world_size, 0); // not vector<bool>: threads write neighbours

@@ -326,6 +326,7 @@ private:
                 }
                 if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
                     funcs[f] = overlapped_stage(*f, s, uc);
+                    out.overlapped = true;
                     if (exported.count(f)) {
                         outputs.push_back(funcs[f]);
                         h.outputs.push_back(f);

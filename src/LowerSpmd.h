@@ -46,6 +46,8 @@ struct SpmdPipeline {
     std::vector<PlanStep> steps;
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;
+    // Whether a Halide segment has an overlapped collective (async producers).
+    bool overlapped = false;
 };
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis);
