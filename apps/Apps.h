@@ -58,7 +58,7 @@ struct MlpConfig {
     // the reduce_scatter's pass.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
-    int overlap = 0; // > 0 (with Split): the second MatMul and the reduce_scatter in chunks
+    int overlap = 0; // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
 };
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
@@ -93,10 +93,13 @@ struct AppCase {
     double tolerance;  // max abs error allowed against the reference
     int min_ranks = 1; // e.g. 2 for a pipeline of two stages
     InputMaker inputs = make_inputs;
+    // Whether it has fused passes (on the ring path they add up in another
+    // order than the reference).
+    bool fused = false;
 };
 
 // Every app under every Schedule ("adam", "adam (split)", "adam (fused)", ...),
-// and the Megatron block overlapped, at small test sizes or the demo's sizes.
+// and the Megatron block fused and overlapped, at small test sizes or the demo's sizes.
 std::vector<AppCase> all_apps(bool demo_sizes = false);
 
 } // namespace apps

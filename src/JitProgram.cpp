@@ -1,6 +1,8 @@
 #include "JitProgram.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <thread>
 
 #include "Error.h"
@@ -128,8 +130,8 @@ int group_size(const FuncInfo &info, int world_size) {
 JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
     for (SpmdSegment &seg : lowered_.spmd.segments) {
         callables_.emplace_back();
-        if (seg.fused_group >= 0) {
-            continue;
+        if (!seg.halide.pipeline.defined()) {
+            continue; // a fused pass without a producer of its own
         }
         Halide::Pipeline &p = seg.halide.pipeline;
         p.set_jit_externs({
@@ -171,8 +173,41 @@ void JitProgram::prepare_kernels(const coconet_comm *comm) const {
     }
 }
 
-void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void *rank_context,
+void JitProgram::run_halide(size_t index, coconet_comm *comm, void *rank_context,
+                            std::map<const DFuncContents *, Halide::Buffer<>> &values,
+                            const Halide::Buffer<> *only_output) const {
+    const SpmdSegment &seg = lowered_.spmd.segments[index];
+    RankContext &ctx = *static_cast<RankContext *>(rank_context);
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    Halide::JITUserContext *ctx_ptr = &ctx;
+    std::vector<const void *> argv = {&ctx_ptr};
+    for (const DFuncContents *v : seg.halide.param_values) {
+        argv.push_back(values.at(v).raw_buffer());
+    }
+    for (const DFuncContents *v : seg.halide.outputs) {
+        if (only_output) {
+            argv.push_back(only_output->raw_buffer());
+            continue;
+        }
+        Halide::Buffer<> &b = values[v] =
+            allocate_box(v->func.type(), box_of(lowered_.analysis, v, rank, size));
+        argv.push_back(b.raw_buffer());
+    }
+    // A communicator that failed before keeps its old message: only a new one is this run's.
+    const std::string earlier = coconet_comm_last_error(comm);
+    int status = callables_[index].call_argv_fast(argv.size(), argv.data());
+    if (status != 0) {
+        std::string runtime_msg = coconet_comm_last_error(comm);
+        std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
+        throw RuntimeError("Program " + lowered_.program.name() + ", rank " + std::to_string(rank) +
+                           " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
+                           "): " + msg);
+    }
+}
+
+void JitProgram::run_fused(size_t index, coconet_comm *comm, void *rank_context,
                            std::map<const DFuncContents *, Halide::Buffer<>> &values) const {
+    const SpmdSegment &segment = lowered_.spmd.segments[index];
     const Analysis &a = lowered_.analysis;
     const FusedGroup &g = lowered_.spmd.groups[segment.fused_group];
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
@@ -207,7 +242,7 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
     for (int d = 0; d < 4; d++) {
         call.n[d] = d < call.dims ? info.extents[d] : 1;
     }
-    if (g.reduces()) {
+    if (g.reduces() && segment.chunks == 0) {
         const DFuncContents *src = scheduled_target(nullptr, *g.scatter->collective->source, a);
         call.src = values.at(src).raw_buffer();
     }
@@ -218,10 +253,17 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
     call.kernel_context = &k;
     call.chunk_elements = options.chunk_elements;
     call.path = (int32_t)options.path;
-    if (coconet_fused_reduce_scatter(comm, &call) != COCONET_OK) {
+    auto fail = [&] {
         throw RuntimeError("Program " + lowered_.program.name() + ", rank " + std::to_string(rank) +
                            " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
                            "): " + coconet_comm_last_error(comm));
+    };
+    if (segment.chunks == 0) {
+        if (coconet_fused_reduce_scatter(comm, &call) != COCONET_OK) {
+            fail();
+        }
+    } else {
+        run_overlapped(index, comm, rank_context, values, call, fail);
     }
     // A slice read after the pass is the rank's part of the gathered value.
     for (const FusedOutput &o : g.outputs) {
@@ -233,6 +275,52 @@ void JitProgram::run_fused(const SpmdSegment &segment, coconet_comm *comm, void 
                 slice = slice.cropped((int)d, (int)box[d].begin, (int)box[d].extent());
             }
             values[o.slice_value] = slice;
+        }
+    }
+}
+
+void JitProgram::run_overlapped(size_t index, coconet_comm *comm, void *rank_context,
+                                std::map<const DFuncContents *, Halide::Buffer<>> &values,
+                                coconet_fused_call &call, const std::function<void()> &fail) const {
+    const SpmdSegment &segment = lowered_.spmd.segments[index];
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    const DFuncContents *p = segment.halide.outputs.at(0);
+    Halide::Buffer<> &source = values[p] =
+        allocate_box(p->func.type(), box_of(lowered_.analysis, p, rank, size));
+    call.src = source.raw_buffer();
+    const int c = call.dims - 1, n = call.n[c];
+    const int step = std::max(1, (n + segment.chunks - 1) / segment.chunks);
+    const bool member = source.number_of_elements() > 0 || n == 0;
+    // The producer computes chunk j into its part of the source (on its own
+    // thread for all but the first), while the pass reduces chunk j - 1.
+    RankContext helper_context;
+    helper_context.comm = comm;
+    helper_context.handlers.custom_error = record_error;
+    auto produce = [&](int j, void *context) {
+        if (member) {
+            Halide::Buffer<> chunk = source.cropped(c, j * step, std::min(step, n - j * step));
+            run_halide(index, comm, context, values, &chunk);
+        }
+    };
+    const int chunks = (n + step - 1) / step;
+    if (chunks > 0) {
+        produce(0, rank_context);
+    }
+    for (int j = 0; j < chunks; j++) {
+        std::future<void> next;
+        if (j + 1 < chunks) {
+            next = std::async(std::launch::async, produce, j + 1, &helper_context);
+        }
+        call.ranged = 1;
+        call.range_dim = c;
+        call.range_min = j * step;
+        call.range_extent = std::min(step, n - j * step);
+        const bool ok = coconet_fused_reduce_scatter(comm, &call) == COCONET_OK;
+        if (next.valid()) {
+            next.get(); // rethrows the producer's error
+        }
+        if (!ok) {
+            fail();
         }
     }
 }
@@ -253,31 +341,12 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     RankContext ctx;
     ctx.comm = comm;
     ctx.handlers.custom_error = record_error;
-    Halide::JITUserContext *ctx_ptr = &ctx;
     for (size_t s = 0; s < lowered_.spmd.segments.size(); s++) {
         const SpmdSegment &seg = lowered_.spmd.segments[s];
         if (seg.fused_group >= 0) {
-            run_fused(seg, comm, &ctx, values);
-            continue;
-        }
-        std::vector<const void *> argv = {&ctx_ptr};
-        for (const DFuncContents *v : seg.halide.param_values) {
-            argv.push_back(values.at(v).raw_buffer());
-        }
-        for (const DFuncContents *v : seg.halide.outputs) {
-            Halide::Buffer<> &b = values[v] =
-                allocate_box(v->func.type(), box_of(a, v, rank, size));
-            argv.push_back(b.raw_buffer());
-        }
-        // A communicator that failed before keeps its old message: only a new one is this run's.
-        const std::string earlier = coconet_comm_last_error(comm);
-        int status = callables_[s].call_argv_fast(argv.size(), argv.data());
-        if (status != 0) {
-            std::string runtime_msg = coconet_comm_last_error(comm);
-            std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
-            throw RuntimeError("Program " + program.name() + ", rank " + std::to_string(rank) +
-                               " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
-                               "): " + msg);
+            run_fused(s, comm, &ctx, values);
+        } else {
+            run_halide(s, comm, &ctx, values, nullptr);
         }
     }
     RankBuffers out;

@@ -4,6 +4,7 @@
 #ifndef COCONET_JIT_PROGRAM_H
 #define COCONET_JIT_PROGRAM_H
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,8 +48,17 @@ private:
     int sources(const FusedGroup &g, const coconet_comm *comm) const;
     // Compiles the fused kernels a run on `comm` needs, before any rank waits.
     void prepare_kernels(const coconet_comm *comm) const;
-    void run_fused(const SpmdSegment &segment, coconet_comm *comm, void *rank_context,
+    // Runs Halide segment `index` (or the producer of an overlapped pass); with
+    // `only_output`, into that buffer instead of fresh ones.
+    void run_halide(size_t index, coconet_comm *comm, void *rank_context,
+                    std::map<const DFuncContents *, Halide::Buffer<>> &values,
+                    const Halide::Buffer<> *only_output) const;
+    void run_fused(size_t index, coconet_comm *comm, void *rank_context,
                    std::map<const DFuncContents *, Halide::Buffer<>> &values) const;
+    // An overlapped pass: the producer and the pass, chunk by chunk.
+    void run_overlapped(size_t index, coconet_comm *comm, void *rank_context,
+                        std::map<const DFuncContents *, Halide::Buffer<>> &values,
+                        coconet_fused_call &call, const std::function<void()> &fail) const;
 
     LoweredProgram lowered_;
     std::vector<Halide::Callable> callables_; // per segment (unused for fused ones)

@@ -172,9 +172,6 @@ private:
     // A group's source and the other values its members read.
     void collect_group_reads(int g) {
         FusedGroup &group = out.groups[g];
-        coconet_user_assert(overlap_chunks(*group.scatter) == 0)
-            << "overlap(" << group.scatter->name << "): its pass is fused (fuse_with); a fused "
-            << "pass is not overlapped with its producer (overlap the unfused collective).";
         if (group.reduces()) {
             group_reads[g].push_back(
                 scheduled_target(nullptr, *group.scatter->collective->source, analysis));
@@ -342,7 +339,9 @@ private:
                 }
                 // Unscheduled: every distributed Func is materialized on its own.
                 funcs[f].compute_root();
-                if (exported.count(f)) {
+                if (overlapped_pass_of(*f) >= 0) {
+                    producers[overlapped_pass_of(*f)] = f; // a pipeline of its own
+                } else if (exported.count(f)) {
                     outputs.push_back(funcs[f]);
                     h.outputs.push_back(f);
                 }
@@ -358,7 +357,20 @@ private:
             }
             for (size_t g = 0; g < out.groups.size(); g++) {
                 if (slot_of((int)g) == s && !out.groups[g].outputs.empty()) {
-                    out.segments.push_back(SpmdSegment{(int)g, {}});
+                    SpmdSegment pass{(int)g, {}, 0};
+                    if (producers.count(g)) {
+                        // The source's own pipeline, with the segment's parameters.
+                        const DFuncContents *p = producers[g];
+                        check_overlapped_pass((int)g);
+                        pass.chunks = overlap_chunks(*out.groups[g].scatter);
+                        pass.halide.pipeline = Halide::Pipeline({funcs.at(p)});
+                        pass.halide.outputs = {p};
+                        for (auto &[value, param] : params[segment_of(*p)]) {
+                            pass.halide.params.push_back(param);
+                            pass.halide.param_values.push_back(value);
+                        }
+                    }
+                    out.segments.push_back(std::move(pass));
                     pass_index[g] = (int)out.segments.size() - 1;
                 }
             }
@@ -378,6 +390,48 @@ private:
             }
         }
         return 0;
+    }
+
+    // The fused pass (group index) whose source f is and which is overlapped
+    // with it, or -1: f is then computed chunk by chunk with the pass.
+    int overlapped_pass_of(const DFuncContents &f) const {
+        for (size_t g = 0; g < out.groups.size(); g++) {
+            const FusedGroup &group = out.groups[g];
+            if (group.reduces() && overlap_chunks(*group.scatter) > 0 &&
+                scheduled_target(nullptr, *group.scatter->collective->source, analysis) == &f) {
+                return (int)g;
+            }
+        }
+        return -1;
+    }
+
+    // Checks that the source of overlapped pass g can be computed in chunks.
+    void check_overlapped_pass(int g) {
+        const FusedGroup &group = out.groups[g];
+        const DFuncContents &f = *group.scatter;
+        const DFuncContents *p = scheduled_target(nullptr, *f.collective->source, analysis);
+        const FuncInfo &info = analysis.of(&f);
+        const int c = (int)info.extents.size() - 1;
+        const std::string where =
+            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(overlap_chunks(f)) + "): ";
+        coconet_user_assert(info.layout.dim != c)
+            << where << f.name << " is " << info.layout.to_string()
+            << "; the chunks run along the outermost dimension " << c
+            << ", which must not be the sliced one.";
+        coconet_user_assert(node.at(p) == Node::Halide && p->kind == FuncKind::Compute)
+            << where << p->name << " is not computed by a Halide pipeline.";
+        for (const DFuncContents *other : live_in_order()) {
+            if (node.at(other) == Node::Halide) {
+                const auto r = reads_of(*other);
+                coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
+                    << where << p->name << " is also read by " << other->name
+                    << "; only a producer that the collective alone reads is computed in chunks.";
+            }
+        }
+        const auto &outs = out.output_values;
+        coconet_user_assert(std::find(outs.begin(), outs.end(), p) == outs.end())
+            << where << p->name << " is a program output; only a producer that the collective "
+            << "alone reads is computed in chunks.";
     }
 
     // An overlapped collective in segment s: a Func that copies it chunk by
@@ -452,6 +506,13 @@ private:
                 }
                 break;
             case Node::Halide: {
+                if (overlapped_pass_of(*f) >= 0 && pass_index.count(overlapped_pass_of(*f))) {
+                    const int g = overlapped_pass_of(*f);
+                    step.segment = pass_index.at(g);
+                    step.note = "computed chunk by chunk, overlapped with the fused pass of " +
+                                out.groups[g].scatter->name;
+                    break;
+                }
                 auto it = halide_index.find(segment_of(*f));
                 if (it == halide_index.end() || !live.count(f)) {
                     step.note = "dead: no consumer reads it, not emitted";
@@ -483,6 +544,15 @@ private:
                         step.note += " " + m->name;
                     }
                     step.note += " in the same pass";
+                    const int chunks = overlap_chunks(*group.scatter);
+                    if (chunks > 0) {
+                        step.note +=
+                            "; overlapped with " +
+                            scheduled_target(nullptr, *f->collective->source, analysis)->name +
+                            ": " + std::to_string(chunks) +
+                            " chunks of the outermost dimension, the next chunk computed "
+                            "while this one is reduced";
+                    }
                 } else if (group.gathers(*f)) {
                     step.note = "written into every rank's copy by the fused pass of " +
                                 group.scatter->name + ", no separate all_gather";
@@ -530,6 +600,7 @@ private:
     std::vector<int> passes; // the passes being placed, outermost first
     std::map<const DFuncContents *, Func> funcs;
     std::map<int, std::map<const DFuncContents *, Halide::ImageParam>> params;
+    std::map<size_t, const DFuncContents *> producers; // of overlapped passes
 };
 
 } // namespace

@@ -28,7 +28,9 @@ struct HalideSegment {
 
 struct SpmdSegment {
     int fused_group = -1; // >= 0: the pass of SpmdPipeline::groups[fused_group]
-    HalideSegment halide; // otherwise
+    HalideSegment halide; // otherwise; for an overlapped pass, the pipeline
+                          // computing its source, run chunk by chunk with it
+    int chunks = 0;       // overlapped pass: chunks of the outermost dimension
 };
 
 // One Func of the lowered plan, with the segment that computes it (-1: an

@@ -265,7 +265,8 @@ TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
 
     for (int chunks : {1, 2, 3, 5}) {
         INFO(chunks << " chunks");
-        for (apps::Schedule sched : {apps::Schedule::None, apps::Schedule::Split}) {
+        for (apps::Schedule sched :
+             {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
             apps::MlpConfig mlp;
             mlp.batch = 4;
             mlp.hidden = 7;
@@ -282,6 +283,13 @@ TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
                Contains("collective summed_rs = reduce_scatter<sum>(partial)  Sliced(0)  "
                         "r0:[0..8,0..8] r1:[8..16,0..8]  [overlapped with partial: 4 chunks of "
                         "the outermost dimension"));
+    mlp.schedule = apps::Schedule::Fused;
+    const std::string fused = print_plan(lower(apps::megatron_mlp(mlp)), 2);
+    CHECK_THAT(fused, Contains("computes y_sliced in the same pass; overlapped with partial: 4 "
+                               "chunks of the outermost dimension"));
+    CHECK_THAT(fused, Contains("kernel     partial  Local  r0:[0..16,0..8] r1:[0..16,0..8]  "
+                               "[computed chunk by chunk, overlapped with the fused pass of "
+                               "summed_rs]"));
 }
 
 TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]") {
@@ -325,7 +333,7 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
                    Contains("overlap(t, p, 2): p is also read by both"));
     }
     {
-        // A fused pass is not overlapped.
+        // The producer of an overlapped pass must be read by the pass alone.
         DFunc t = all_reduce(p, ReduceOp::Sum, "t");
         t.split_collective(0);
         t.overlap(p, 2);
@@ -333,9 +341,9 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         a(i, j) = s(i, j) + t(i, j);
         a.fuse_with(t);
         Program prog("fused_overlap");
-        prog.output(a, Sliced(0));
+        prog.output(a, Sliced(0)).output(p, Local());
         CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
-                   Contains("overlap(t_rs): its pass is fused (fuse_with)"));
+                   Contains("overlap(t_rs, p, 2): p is a program output"));
     }
     {
         // Collectives of a group are not overlapped yet.

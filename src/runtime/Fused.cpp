@@ -26,6 +26,10 @@ FusedPlan::FusedPlan(const coconet_fused_call &c, int world_size)
     for (int d = 0; d < c.dims && d < kMaxDims; d++) {
         full.extent[d] = c.n[d];
     }
+    if (c.ranged && c.range_dim >= 0 && c.range_dim < c.dims && c.range_dim < kMaxDims) {
+        full.min[c.range_dim] = c.range_min;
+        full.extent[c.range_dim] = c.range_extent;
+    }
 }
 
 std::string FusedPlan::what() const {
@@ -40,6 +44,13 @@ std::string FusedPlan::check(int rank) const {
     if (c.dim < 0 || c.dim >= c.dims) {
         return "sliced dimension " + std::to_string(c.dim) + " not in 0.." +
                std::to_string(c.dims - 1);
+    }
+    if (c.ranged &&
+        (c.range_dim < 0 || c.range_dim >= c.dims || c.range_dim == c.dim || c.range_min < 0 ||
+         c.range_extent < 0 || c.range_min + c.range_extent > c.n[c.range_dim])) {
+        return "range [" + std::to_string(c.range_min) + ", " +
+               std::to_string(c.range_min + c.range_extent) + ") of dimension " +
+               std::to_string(c.range_dim) + " is not inside a dimension other than the sliced one";
     }
     if (!valid_reduce_op(c.op)) {
         return "unknown reduction " + std::to_string(c.op);
@@ -85,6 +96,9 @@ bool FusedPlan::same_call(const FusedPlan &o) const {
     for (int d = 0; same && d < a.dims; d++) {
         same = a.n[d] == b.n[d];
     }
+    same = same && a.ranged == b.ranged &&
+           (!a.ranged || (a.range_dim == b.range_dim && a.range_min == b.range_min &&
+                          a.range_extent == b.range_extent));
     for (int i = 0; same && i < a.nout; i++) {
         same = a.gathered[i] == b.gathered[i];
     }

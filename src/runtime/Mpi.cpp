@@ -95,6 +95,11 @@ FusedSignature fused_signature(const FusedPlan &plan, coconet_fused_path path) {
     for (const char *p = c.name ? c.name : ""; *p; p++) {
         name_hash = fnv1a(name_hash, (uint8_t)*p);
     }
+    // The range of an overlapped pass's chunk is part of the call.
+    if (c.ranged) {
+        name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)c.range_dim), (uint64_t)c.range_min),
+                          (uint64_t)c.range_extent);
+    }
     for (int i = 0; i < c.nout; i++) {
         outs_hash =
             fnv1a(outs_hash, (uint64_t)c.gathered[i] << 32 | (uint64_t)c.outs[i]->type.code << 8 |

@@ -162,6 +162,11 @@ typedef struct {
     void *kernel_context;
     int64_t chunk_elements; // elements per kernel call; 0: a default that fits in cache
     int32_t path;           // coconet_fused_path
+    // An overlapped pass runs once per chunk of its producer: ranged = 1
+    // restricts the call to [range_min, range_min + range_extent) of
+    // dimension range_dim (not the sliced one), which every member passes
+    // alike. 0 (as a zero-initialized struct has it): the whole value.
+    int32_t ranged, range_dim, range_min, range_extent;
 } coconet_fused_call;
 
 // Runs a fused call on this rank (ranks outside the group return at once).
