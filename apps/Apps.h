@@ -74,6 +74,7 @@ struct PipelineConfig {
     // reduce_scatters' passes.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
+    int overlap = 0; // > 0 (with Fused): each stage's MatMul overlapped with its pass
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer

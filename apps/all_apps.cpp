@@ -62,6 +62,17 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
     mlp.overlap = 4;
     cases.push_back({"megatron_mlp (overlapped)", [=] { return megatron_mlp(mlp); }, 0.0});
     cases.back().fused = true;
+    // The pipeline's stages fused, each MatMul overlapped with its stage's pass.
+    PipelineConfig pipe;
+    if (demo_sizes) {
+        pipe.batch = 16;
+        pipe.hidden = 256;
+    }
+    pipe.schedule = Schedule::Fused;
+    pipe.overlap = 4;
+    cases.push_back(
+        {"two_stage_pipeline (overlapped)", [=] { return two_stage_pipeline(pipe); }, 0.0, 2});
+    cases.back().fused = true;
     return cases;
 }
 

@@ -31,6 +31,9 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     if (c.schedule == Schedule::Fused) {
         a0.fuse_with(s0, c.fuse);
     }
+    if (c.overlap > 0) {
+        s0.overlap(p0, c.overlap);
+    }
 
     // Across stages: stage 0's activations go to stage 1.
     DFunc a1 = send(a0, stages[1], "a1");
@@ -52,6 +55,9 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     }
     if (c.schedule == Schedule::Fused) {
         y.fuse_with(s1, c.fuse);
+    }
+    if (c.overlap > 0) {
+        s1.overlap(p1, c.overlap);
     }
 
     Program p("two_stage_pipeline");

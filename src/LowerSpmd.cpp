@@ -301,8 +301,12 @@ private:
         std::set<int> live_groups;
         for (const DFuncContents *f : live_in_order()) {
             if (node[f] == Node::Halide) {
+                // The source of an overlapped pass runs in a pipeline of its
+                // own, once per chunk: it reads everything as finished values,
+                // so that no collective runs again per chunk.
+                const bool own = overlapped_pass_of(*f) >= 0;
                 for (const DFuncContents *t : reads_of(*f)) {
-                    needed_later(t, segment_of(*f));
+                    needed_later(t, segment_of(*f) + (own ? 1 : 0));
                 }
             } else if (node[f] == Node::Fused) {
                 live_groups.insert(group_of(*f));
@@ -332,8 +336,12 @@ private:
                 } else if (f->kind == FuncKind::Collective) {
                     funcs[f] = collective_stage(*f, analysis, in_segment(s, reads_of(*f)[0]), uc);
                 } else {
+                    // The source of overlapped pass g reads through parameters
+                    // of its own pipeline (key -1 - g).
+                    const int g = overlapped_pass_of(*f);
+                    const int reads_in = g >= 0 ? -1 - g : s;
                     CalleeMap callee = [&](const DFuncContents &c) {
-                        return in_segment(s, scheduled_target(f, c, analysis));
+                        return in_segment(reads_in, scheduled_target(f, c, analysis));
                     };
                     funcs[f] = rebuild_compute(*f, analysis.of(f), callee, rank, size);
                 }
@@ -365,7 +373,7 @@ private:
                         pass.chunks = overlap_chunks(*out.groups[g].scatter);
                         pass.halide.pipeline = Halide::Pipeline({funcs.at(p)});
                         pass.halide.outputs = {p};
-                        for (auto &[value, param] : params[segment_of(*p)]) {
+                        for (auto &[value, param] : params[-1 - (int)g]) {
                             pass.halide.params.push_back(param);
                             pass.halide.param_values.push_back(value);
                         }

@@ -275,6 +275,14 @@ TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
             mlp.overlap = chunks;
             check_matches_reference(apps::megatron_mlp(mlp));
         }
+        // Groups: a fused pass of a stage overlaps with its MatMul.
+        apps::PipelineConfig pipe;
+        pipe.hidden = 5;
+        pipe.batch = 3;
+        pipe.schedule = apps::Schedule::Fused;
+        pipe.overlap = chunks;
+        check_matches_reference(apps::two_stage_pipeline(pipe), coconet_test::rank_counts(), 0.0,
+                                2);
     }
     apps::MlpConfig mlp;
     mlp.schedule = apps::Schedule::Split;
