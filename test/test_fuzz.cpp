@@ -1,9 +1,10 @@
 // Property test: random programs with random legal schedules (split_collective,
-// compute_sliced and fuse_with on random subsets and in random orders, random
-// chunk sizes of the fused pass), random shapes, sliced dimensions, ops and
-// rank counts all equal the unscheduled reference bit for bit; Halide vector
-// widths on the compute too, and the fused passes' direct and ring paths (the
-// ring adds up in a rotation of rank order: equal within 1e-5).
+// compute_sliced, fuse_with and overlap on random subsets and in random orders,
+// random chunk sizes of the fused pass and chunk counts of the overlap, Halide
+// vector widths on the compute, the fused passes' direct and ring paths),
+// random shapes, sliced dimensions, ops and rank counts all equal the
+// unscheduled reference: bit for bit, and within 1e-5 on the ring (which adds
+// up in a rotation of rank order).
 // COCONET_FUZZ_ITERATIONS sets the number of programs (CI: a fixed seed and a
 // few dozen; locally, as many as you like); COCONET_FUZZ_SEED the seed.
 #include <algorithm>
@@ -51,8 +52,13 @@ Drawn draw(std::mt19937 &rng) {
     DFunc g = input("g", Halide::Float(32), shape, Local());
     DFunc s = input("s", Halide::Float(32), shape, Sliced(d));
     DFunc w = input("w", Halide::Float(32), shape, Replicated());
-    DFunc t = all_reduce(g, op, "t");
     Var i("i"), j("j");
+    DFunc gp("gp"); // a producer the all_reduce may overlap with
+    gp(i, j) = g(i, j) * 1.5f;
+    DFunc t = all_reduce(gp, op, "t");
+    // Overlap in chunks of the outer dimension, which must not be the sliced
+    // one of a reduce_scatter (split along dimension 1).
+    const int overlap = !split || d == 0 ? pick(0, 3) : 0;
     DFunc a("a"), b("b"), c("c");
     a(i, j) = s(i, j) * 0.5f + t(i, j);   // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
@@ -70,6 +76,9 @@ Drawn draw(std::mt19937 &rng) {
                 b.fuse_with(t, fuse);
             }
         });
+    }
+    if (overlap > 0) {
+        directives.push_back([&, overlap] { t.overlap(gp, overlap); });
     }
     if (fuse_a) {
         directives.push_back([&] { a.fuse_with(t, fuse); });
@@ -99,8 +108,8 @@ Drawn draw(std::mt19937 &rng) {
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
-         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << ", chunk "
-         << fuse.chunk_elements << ", vector width " << width << ", path "
+         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << ", overlap chunks "
+         << overlap << ", chunk " << fuse.chunk_elements << ", vector width " << width << ", path "
          << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs;
     // The ring adds up in another order than the reference (rank order).
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
