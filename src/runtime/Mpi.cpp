@@ -122,27 +122,6 @@ const char *path_name(int64_t path) {
     return path == COCONET_PATH_RING ? "ring" : "direct";
 }
 
-// A dense box of elements at `host` (a window segment) as a buffer in global
-// coordinates.
-struct DenseView {
-    DenseView(uint8_t *host, const Box &box, const halide_type_t &type) {
-        int32_t stride = 1;
-        for (int d = 0; d < box.dims; d++) {
-            dims[d] = halide_dimension_t((int32_t)box.min[d], (int32_t)box.extent[d], stride);
-            stride *= (int32_t)box.extent[d];
-        }
-        buf.type = type;
-        buf.dimensions = box.dims;
-        buf.dim = dims;
-        buf.host = host;
-    }
-    DenseView(const DenseView &) = delete; // buf points into this object
-    DenseView &operator=(const DenseView &) = delete;
-
-    halide_dimension_t dims[coconet_rt::kMaxDims];
-    halide_buffer_t buf{};
-};
-
 // Where a fused call's data lies in each member's window segment: the
 // member's count of window barriers reached, its source (the full box,
 // dense), then per gathered output its slice of it (dense). Every member
@@ -531,11 +510,11 @@ struct MpiComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        std::vector<std::unique_ptr<DenseView>> views;
+        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
         std::vector<const halide_buffer_t *> srcs;
         for (int k = 0; plan.reduces() && k < g.size; k++) {
-            views.push_back(std::make_unique<DenseView>(w->base[k] + FusedLayout::kSrcOffset,
-                                                        plan.full, c.src->type));
+            views.push_back(std::make_unique<coconet_rt::DenseView>(
+                w->base[k] + FusedLayout::kSrcOffset, plan.full, c.src->type));
             // This rank reads its own source in place.
             srcs.push_back(k == me ? c.src : &views.back()->buf);
         }
@@ -551,10 +530,10 @@ struct MpiComm : coconet_comm {
             return rc;
         }
         // slices[i][k]: member k's slice of gathered output i in k's segment.
-        std::vector<std::vector<std::unique_ptr<DenseView>>> slices(c.nout);
+        std::vector<std::vector<std::unique_ptr<coconet_rt::DenseView>>> slices(c.nout);
         for (int i = 0; i < c.nout; i++) {
             for (int k = 0; c.gathered[i] && k < g.size; k++) {
-                slices[i].push_back(std::make_unique<DenseView>(
+                slices[i].push_back(std::make_unique<coconet_rt::DenseView>(
                     w->base[k] + layout.out_offset[i], plan.slice(g.first + k), c.outs[i]->type));
             }
         }

@@ -12,17 +12,27 @@
 
 namespace coconet_rt {
 
-struct PackedBox {
-    PackedBox(const Box &box, const halide_type_t &type);
-    PackedBox(const PackedBox &) = delete; // buf points into this object
-    PackedBox &operator=(const PackedBox &) = delete;
-
-    size_t size_bytes() const { return data.size(); }
+// A dense box of elements at `host` (a packed copy, a shared-memory window
+// segment) described as a buffer in global coordinates.
+struct DenseView {
+    DenseView(uint8_t *host, const Box &box, const halide_type_t &type);
+    DenseView(const DenseView &) = delete; // buf points into this object
+    DenseView &operator=(const DenseView &) = delete;
 
     Box box;
-    std::vector<uint8_t> data;
     halide_dimension_t dims[kMaxDims];
     halide_buffer_t buf{};
+};
+
+// The storage of a packed box, allocated before the view of it.
+struct PackedStorage {
+    std::vector<uint8_t> data;
+};
+
+struct PackedBox : PackedStorage, DenseView {
+    PackedBox(const Box &box, const halide_type_t &type);
+
+    size_t size_bytes() const { return data.size(); }
 };
 
 // A dense copy of `box` of src (which holds it).

@@ -20,31 +20,13 @@
 #include <mpi.h>
 
 #include "FusedCases.h"
+#include "MpiCheck.h"
 #include "coconet_runtime.h"
 
 using namespace fused_test;
+using namespace mpi_check;
 
 namespace {
-
-int failures = 0;
-
-// Every rank's verdict, reduced: rank 0 prints one line.
-void report(bool ok_here, const std::string &what) {
-    int bad = ok_here ? 0 : 1, total = 0;
-    MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-        std::printf("%s %s%s\n", total ? "[FAIL]" : "[PASS]", what.c_str(),
-                    total ? (" (" + std::to_string(total) + " ranks failed)").c_str() : "");
-        std::fflush(stdout);
-    }
-    failures += total != 0;
-}
-
-bool contains(const std::string &s, const std::string &part) {
-    return s.find(part) != std::string::npos;
-}
 
 const char *path_name(int path) {
     return path == COCONET_PATH_RING ? "ring" : path == COCONET_PATH_DIRECT ? "direct" : "auto";
@@ -126,27 +108,6 @@ void check_counters(coconet_comm *comm, int R, int r, int path) {
                     coconet_comm_op_count(comm, COCONET_REDUCE_SCATTER) == 0;
     report(ok, std::string("path ") + path_name(path) +
                    ": one fused op counted, with its memory traffic");
-}
-
-// Receives and drops every message addressed to this rank until none has
-// arrived for `quiet` seconds (what ranks that timed out sent to it).
-void drain(double quiet) {
-    auto last = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() < quiet) {
-        int flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            continue;
-        }
-        int bytes = 0;
-        MPI_Get_count(&st, MPI_BYTE, &bytes);
-        std::vector<char> sink(bytes > 0 ? bytes : 1);
-        MPI_Recv(sink.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        last = std::chrono::steady_clock::now();
-    }
 }
 
 // On a communicator of its own (a timeout leaves it refusing calls): the last
@@ -249,5 +210,5 @@ int main(int argc, char **argv) {
         }
     }
     coconet_mpi_finalize();
-    return failures ? 1 : 0;
+    return mpi_check::failures() ? 1 : 0;
 }

@@ -24,26 +24,13 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "MpiCheck.h"
 #include "RuntimeCases.h"
 #include "coconet_runtime.h"
 
+using namespace mpi_check;
+
 namespace {
-
-int failures = 0;
-
-// Every rank's verdict, reduced: rank 0 prints one line.
-void report(bool ok_here, const std::string &what) {
-    int bad = ok_here ? 0 : 1, total = 0;
-    MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-        std::printf("%s %s%s\n", total ? "[FAIL]" : "[PASS]", what.c_str(),
-                    total ? (" (" + std::to_string(total) + " ranks failed)").c_str() : "");
-        std::fflush(stdout);
-    }
-    failures += total != 0;
-}
 
 const char *kind_names[] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast",
                             "reduce",     "all_to_all",     "send"};
@@ -133,5 +120,5 @@ int main() {
     check_refusals(comm, R, r);
     coconet_mpi_comm_destroy(comm);
     coconet_mpi_finalize();
-    return failures ? 1 : 0;
+    return mpi_check::failures() ? 1 : 0;
 }

@@ -23,39 +23,10 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "MpiCheck.h"
 #include "coconet_runtime.h"
 
-namespace {
-
-bool contains(const std::string &s, const std::string &part) {
-    return s.find(part) != std::string::npos;
-}
-
-// Receives and drops every message addressed to this rank until none has
-// arrived for `quiet` seconds; returns how many there were.
-int drain(double quiet) {
-    int drained = 0;
-    auto last = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() < quiet) {
-        int flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            continue;
-        }
-        int bytes = 0;
-        MPI_Get_count(&st, MPI_BYTE, &bytes);
-        std::vector<char> sink(bytes > 0 ? bytes : 1);
-        MPI_Recv(sink.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        drained++;
-        last = std::chrono::steady_clock::now();
-    }
-    return drained;
-}
-
-} // namespace
+using namespace mpi_check;
 
 int main() {
     coconet_comm *c = coconet_mpi_comm_create(1.0);
