@@ -369,7 +369,8 @@ private:
                     if (producers.count(g)) {
                         // The source's own pipeline, with the segment's parameters.
                         const DFuncContents *p = producers[g];
-                        check_overlapped_pass((int)g);
+                        check_overlap(*out.groups[g].scatter, p,
+                                      overlap_chunks(*out.groups[g].scatter));
                         pass.chunks = overlap_chunks(*out.groups[g].scatter);
                         pass.halide.pipeline = Halide::Pipeline({funcs.at(p)});
                         pass.halide.outputs = {p};
@@ -413,23 +414,21 @@ private:
         return -1;
     }
 
-    // Checks that the source of overlapped pass g can be computed in chunks.
-    void check_overlapped_pass(int g) {
-        const FusedGroup &group = out.groups[g];
-        const DFuncContents &f = *group.scatter;
-        const DFuncContents *p = scheduled_target(nullptr, *f.collective->source, analysis);
+    // Checks that collective f (overlapped in `chunks`) and its producer p
+    // can run chunk by chunk: "overlap(f, p, k): " prefixes the messages.
+    std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks) {
         const FuncInfo &info = analysis.of(&f);
         const int c = (int)info.extents.size() - 1;
         const std::string where =
-            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(overlap_chunks(f)) + "): ";
-        coconet_user_assert(info.layout.dim != c)
+            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
+        coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
             << where << f.name << " is " << info.layout.to_string()
             << "; the chunks run along the outermost dimension " << c
             << ", which must not be the sliced one.";
         coconet_user_assert(node.at(p) == Node::Halide && p->kind == FuncKind::Compute)
             << where << p->name << " is not computed by a Halide pipeline.";
         for (const DFuncContents *other : live_in_order()) {
-            if (node.at(other) == Node::Halide) {
+            if (other != &f && node.at(other) == Node::Halide) {
                 const auto r = reads_of(*other);
                 coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
                     << where << p->name << " is also read by " << other->name
@@ -440,6 +439,7 @@ private:
         coconet_user_assert(std::find(outs.begin(), outs.end(), p) == outs.end())
             << where << p->name << " is a program output; only a producer that the collective "
             << "alone reads is computed in chunks.";
+        return where;
     }
 
     // An overlapped collective in segment s: a Func that copies it chunk by
@@ -450,31 +450,15 @@ private:
         const int dims = (int)info.extents.size(), c = dims - 1;
         const int chunks = overlap_chunks(f);
         const DFuncContents *p = reads_of(f)[0];
-        const std::string where =
-            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
-        coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
-            << where << f.name << " is " << info.layout.to_string()
-            << "; the chunks run along the outermost dimension " << c
-            << ", which must not be the sliced one.";
+        const std::string where = check_overlap(f, p, chunks);
         // Ranks outside a group would still size the chunked producer's
         // inputs (Halide's bounds of an empty chunk loop), so groups wait.
         coconet_user_assert(info.layout.group.is_world())
             << where << f.name << " lives on " << info.layout.group.to_string()
             << "; only collectives of the whole world are overlapped so far.";
-        coconet_user_assert(node.at(p) == Node::Halide && segment_of(*p) == s)
+        coconet_user_assert(segment_of(*p) == s && !exported.count(p))
             << where << p->name << " is not computed in the same Halide pipeline as " << f.name
-            << " (it is an input, or computed in a fused pass).";
-        for (const DFuncContents *other : live_in_order()) {
-            if (other != &f && node.at(other) == Node::Halide) {
-                const auto r = reads_of(*other);
-                coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
-                    << where << p->name << " is also read by " << other->name
-                    << "; only a producer that the collective alone reads is computed in chunks.";
-            }
-        }
-        coconet_user_assert(!exported.count(p))
-            << where << p->name << " is needed after its pipeline; only a producer that the "
-            << "collective alone reads is computed in chunks.";
+            << ", or is needed after it.";
         Func producer = funcs.at(p);
         Func stage = collective_stage(f, analysis, producer, uc, c);
         Func chunked(f.name + "_chunks");

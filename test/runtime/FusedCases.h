@@ -292,6 +292,32 @@ inline coconet_fused_call make_call(const FusedCase &c, const char *name, int pa
     return call;
 }
 
+// One small call over the world on rank r of R: a 1-D float sum of n
+// elements, one slice output and one gathered output; inputs from (rank, index).
+struct SmallCall {
+    static FusedCase one_dim(int64_t n) {
+        FusedCase c;
+        c.full.dims = 1;
+        c.full.extent[0] = n;
+        return c;
+    }
+
+    SmallCall(coconet_comm *comm, int R, int r, const char *name, int path, int64_t n)
+        : c(one_dim(n)), src(c.type, c.full, false),
+          out0(c.type, slice_box(c.full, 0, R, r), false), out1(c.type, c.full, false) {
+        for_each_point(c.full, [&](const int64_t *x) { src.at<float>(x) = input<float>(r, x, 1); });
+        log.comm = comm;
+        call = make_call(c, name, path, &src.b, outs, gathered, &log);
+    }
+
+    FusedCase c;
+    FusedBuf src, out0, out1;
+    halide_buffer_t *outs[2] = {&out0.b, &out1.b};
+    const int32_t gathered[2] = {0, 1};
+    KernelLog log;
+    coconet_fused_call call{};
+};
+
 // Runs case c on rank r of R with `path` (every rank of the world calls it;
 // non-members return at once); returns "" or what went wrong.
 template<typename T>

@@ -47,19 +47,9 @@ void check_cases(coconet_comm *comm, int R, int r, int path) {
 // One small call over the world (1-D float sum of n elements); `name` per rank.
 int one_call(coconet_comm *comm, int R, int r, int path, const char *name, int64_t n = 10,
              coconet_fused_kernel kernel = fused_kernel) {
-    FusedCase c;
-    c.full.dims = 1;
-    c.full.extent[0] = n;
-    FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, R, r), false),
-        out1(c.type, c.full, false);
-    for_each_point(c.full, [&](const int64_t *x) { src.at<float>(x) = input<float>(r, x, 1); });
-    halide_buffer_t *outs[2] = {&out0.b, &out1.b};
-    const int32_t gathered[2] = {0, 1};
-    KernelLog log;
-    log.comm = comm;
-    coconet_fused_call call = make_call(c, name, path, &src.b, outs, gathered, &log);
-    call.kernel = kernel;
-    return coconet_fused_reduce_scatter(comm, &call);
+    SmallCall one(comm, R, r, name, path, n);
+    one.call.kernel = kernel;
+    return coconet_fused_reduce_scatter(comm, &one.call);
 }
 
 void check_paths(coconet_comm *comm, int R, bool auto_ring) {

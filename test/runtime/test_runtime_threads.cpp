@@ -534,17 +534,8 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         std::string msg[2];
         const auto start = std::chrono::steady_clock::now();
         on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
-            FusedCase c;
-            c.full.dims = 1;
-            c.full.extent[0] = 9;
-            FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, 2, r), false),
-                out1(c.type, c.full, false);
-            halide_buffer_t *outs[2] = {&out0.b, &out1.b};
-            const int32_t gathered[2] = {0, 1};
-            KernelLog log;
-            log.comm = comm;
-            coconet_fused_call call = make_call(c, r == 1 ? "other" : "fm", COCONET_PATH_AUTO,
-                                                &src.b, outs, gathered, &log);
+            SmallCall one(comm, 2, r, r == 1 ? "other" : "fm", COCONET_PATH_AUTO, 9);
+            coconet_fused_call &call = one.call;
             rc[r] = coconet_fused_reduce_scatter(comm, &call);
             msg[r] = coconet_comm_last_error(comm);
             // Nothing moved: the world still works.
@@ -568,20 +559,10 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
     SECTION("counters: one fused op per call, with its memory traffic") {
         uint64_t ops[3], bytes[3], other[3];
         on_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
-            FusedCase c;
-            c.full.dims = 1;
-            c.full.extent[0] = 20;
-            FusedBuf src(c.type, c.full, false), out0(c.type, slice_box(c.full, 0, 3, r), false),
-                out1(c.type, c.full, false);
-            halide_buffer_t *outs[2] = {&out0.b, &out1.b};
-            const int32_t gathered[2] = {0, 1};
-            KernelLog log;
-            log.comm = comm;
-            const coconet_fused_call call =
-                make_call(c, "fc", COCONET_PATH_AUTO, &src.b, outs, gathered, &log);
+            SmallCall one(comm, 3, r, "fc", COCONET_PATH_AUTO, 20);
             coconet_comm_reset_counters(comm);
-            coconet_fused_reduce_scatter(comm, &call);
-            coconet_fused_reduce_scatter(comm, &call);
+            coconet_fused_reduce_scatter(comm, &one.call);
+            coconet_fused_reduce_scatter(comm, &one.call);
             ops[r] = coconet_comm_op_count(comm, COCONET_FUSED);
             bytes[r] = coconet_comm_bytes_sent(comm, COCONET_FUSED);
             other[r] = coconet_comm_op_count(comm, COCONET_REDUCE_SCATTER);
