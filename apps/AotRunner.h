@@ -1,0 +1,34 @@
+// Running AOT libraries (add_coconet_library) from C++: one rank with its
+// buffers in global coordinates, R thread ranks, and the Program the library
+// was built from (its generator, built in process with the same parameters),
+// whose reference the results are checked against.
+#ifndef COCONET_APPS_AOT_RUNNER_H
+#define COCONET_APPS_AOT_RUNNER_H
+
+#include "Apps.h"
+#include "coconet_aot.h"
+
+namespace coconet {
+namespace apps {
+
+// Allocates this rank's outputs and runs the library's program on `comm`;
+// throws RuntimeError with the runtime's message when it fails.
+RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
+                         const RankBuffers &inputs);
+
+// R ranks as threads of this process (threads backend).
+std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
+                                         const std::vector<RankBuffers> &inputs,
+                                         double timeout_seconds = 30.0);
+
+// The generator the library was built from, with its parameters (the
+// generator must be linked into this program).
+Program aot_program_source(const coconet_aot_program *p);
+
+// Test inputs for a generator's program: the optimizers' v is non-negative.
+InputMaker inputs_for_generator(const std::string &generator);
+
+} // namespace apps
+} // namespace coconet
+
+#endif

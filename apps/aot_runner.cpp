@@ -1,0 +1,89 @@
+#include "AotRunner.h"
+
+#include <thread>
+
+#include "Generator.h"
+
+namespace coconet {
+namespace apps {
+
+RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
+                         const RankBuffers &inputs) {
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    std::vector<halide_buffer_t *> args;
+    RankBuffers in = inputs, out;
+    for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+        const coconet_value_info &v = p->values[p->args[i]];
+        if (i < p->ninputs) {
+            auto it = in.find(v.name);
+            coconet_user_assert(it != in.end())
+                << p->name << ": no buffer for input " << v.name << " on rank " << rank << ".";
+            args.push_back(it->second.raw_buffer());
+            continue;
+        }
+        int32_t min[4], extent[4];
+        coconet_arg_box(p, i, rank, size, min, extent);
+        std::vector<Range> box;
+        for (int d = 0; d < v.dims; d++) {
+            box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+        }
+        Halide::Buffer<> &b = out[v.name] = allocate_box(
+            Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
+        args.push_back(b.raw_buffer());
+    }
+    if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
+        throw RuntimeError(coconet_comm_last_error(comm));
+    }
+    return out;
+}
+
+std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
+                                         const std::vector<RankBuffers> &inputs,
+                                         double timeout_seconds) {
+    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
+        coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
+    coconet_user_assert(world) << p->name << ": cannot make a world of " << world_size
+                               << " thread ranks.";
+    std::vector<RankBuffers> outputs(world_size);
+    std::vector<std::string> errors(world_size);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < world_size; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
+            try {
+                outputs[r] = run_aot_rank(p, comm, inputs.at(r));
+            } catch (const std::exception &e) {
+                errors[r] = e.what();
+                coconet_comm_abort(comm, e.what());
+            }
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    // Report a rank that failed first, not one that stopped because of it.
+    std::string report;
+    for (const std::string &e : errors) {
+        if (!e.empty() && (report.empty() || report.find("aborted") != std::string::npos)) {
+            report = e;
+        }
+    }
+    if (!report.empty()) {
+        throw RuntimeError(report);
+    }
+    return outputs;
+}
+
+Program aot_program_source(const coconet_aot_program *p) {
+    std::unique_ptr<Generator> g = GeneratorRegistry::create(p->generator);
+    g->set_params(p->params);
+    return g->build();
+}
+
+InputMaker inputs_for_generator(const std::string &generator) {
+    return generator == "adam" || generator == "lamb" ? InputMaker(optimizer_inputs)
+                                                      : InputMaker(make_inputs);
+}
+
+} // namespace apps
+} // namespace coconet

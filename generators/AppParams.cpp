@@ -1,0 +1,26 @@
+#include "AppParams.h"
+
+namespace coconet {
+namespace generators {
+
+apps::Schedule ScheduleParams::parsed_schedule() const {
+    const std::string &s = schedule.value();
+    coconet_user_assert(s == "none" || s == "split" || s == "fused")
+        << "GeneratorParam schedule=" << s << " is not one of none, split, fused.";
+    return s == "none" ? apps::Schedule::None
+           : s == "split" ? apps::Schedule::Split
+                          : apps::Schedule::Fused;
+}
+
+FuseOptions ScheduleParams::fuse() const {
+    FuseOptions o;
+    o.chunk_elements = chunk_elements;
+    const std::string &p = path.value();
+    coconet_user_assert(p == "auto" || p == "direct" || p == "ring")
+        << "GeneratorParam path=" << p << " is not one of auto, direct, ring.";
+    o.path = p == "direct" ? FusedPath::Direct : p == "ring" ? FusedPath::Ring : FusedPath::Auto;
+    return o;
+}
+
+} // namespace generators
+} // namespace coconet

@@ -1,0 +1,26 @@
+// The GeneratorParams every app generator shares: which schedule, and how
+// its fused passes run. Declared as a member of a generator, so the
+// parameters register with it.
+#ifndef COCONET_GENERATORS_APP_PARAMS_H
+#define COCONET_GENERATORS_APP_PARAMS_H
+
+#include "Apps.h"
+#include "Generator.h"
+
+namespace coconet {
+namespace generators {
+
+struct ScheduleParams {
+    GeneratorParam<std::string> schedule{"schedule", "fused", "none, split or fused"};
+    GeneratorParam<std::string> path{"path", "auto", "fused passes: auto, direct or ring"};
+    GeneratorParam<int> chunk_elements{"chunk_elements", 0,
+                                       "elements per fused kernel call (0: cache-sized)"};
+
+    apps::Schedule parsed_schedule() const;
+    FuseOptions fuse() const;
+};
+
+} // namespace generators
+} // namespace coconet
+
+#endif

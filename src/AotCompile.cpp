@@ -1,0 +1,166 @@
+#include "AotCompile.h"
+
+#include <map>
+#include <set>
+
+#include "Error.h"
+#include "FusedKernel.h"
+#include "Partition.h"
+#include "PrintPlan.h"
+#include "ScheduledReads.h"
+
+namespace coconet {
+
+namespace {
+
+// Values by the Func that holds them, in first-use order.
+class ValueTable {
+public:
+    ValueTable(const Analysis &a, std::vector<AotValue> &values) : a_(a), values_(values) {}
+
+    int id(const DFuncContents *f) {
+        auto it = ids_.find(f);
+        if (it != ids_.end()) {
+            return it->second;
+        }
+        const FuncInfo &info = a_.of(f);
+        values_.push_back(AotValue{f->name, f->func.type(), info.extents, info.layout});
+        return ids_[f] = (int)values_.size() - 1;
+    }
+
+    std::vector<int> ids(const std::vector<const DFuncContents *> &fs) {
+        std::vector<int> r;
+        for (const DFuncContents *f : fs) {
+            r.push_back(id(f));
+        }
+        return r;
+    }
+
+private:
+    const Analysis &a_;
+    std::vector<AotValue> &values_;
+    std::map<const DFuncContents *, int> ids_;
+};
+
+// Source counts the kernel of pass g is built for: the group size on the
+// direct path and two on the ring, for the fixed rank count or for any
+// count up to max_ranks.
+std::set<int> kernel_sources(const FusedGroup &g, const Analysis &a, const AotOptions &o) {
+    if (!g.reduces()) {
+        return {0};
+    }
+    std::set<int> sizes;
+    if (o.ranks > 0) {
+        sizes.insert((int)group_ranks(g.sliced_info(a).layout.group, o.ranks).extent());
+    } else {
+        for (int n = 1; n <= o.max_ranks; n++) {
+            sizes.insert(n);
+        }
+    }
+    std::set<int> r;
+    for (int n : sizes) {
+        r.insert(n);
+        r.insert(std::min(n, 2));
+    }
+    return r;
+}
+
+} // namespace
+
+AotLibrary compile_aot(const Program &program, const AotOptions &options,
+                       const std::function<void(const std::string &)> &progress) {
+    coconet_user_assert(options.ranks >= 0 && options.max_ranks >= 1)
+        << "Generator " << program.name() << ": ranks=" << options.ranks
+        << " and max_ranks=" << options.max_ranks << " must be >= 0 and >= 1.";
+    const LoweredProgram lowered = lower(program);
+    const Analysis &a = lowered.analysis;
+    const SpmdPipeline &spmd = lowered.spmd;
+    const Halide::Target target = options.target.with_feature(Halide::Target::UserContext)
+                                      .with_feature(Halide::Target::StrictFloat);
+    const std::string &fn = options.function_name;
+
+    AotLibrary lib{AotPlan{}, Halide::Module(fn, target)};
+    AotPlan &plan = lib.plan;
+    plan.options = options;
+    plan.overlapped = spmd.overlapped;
+    ValueTable values(a, plan.values);
+    for (const DFunc &in : a.inputs) {
+        plan.args.push_back(values.id(in.get_contents().get()));
+    }
+    plan.ninputs = (int)plan.args.size();
+    for (size_t i = 0; i < program.outputs().size(); i++) {
+        plan.args.push_back(values.id(program.outputs()[i].func.get_contents().get()));
+        plan.output_values.push_back(values.id(spmd.output_values[i]));
+    }
+
+    auto add_module = [&](Halide::Pipeline p, const std::vector<Halide::Argument> &args,
+                          const std::string &name) {
+        if (progress) {
+            progress(name);
+        }
+        Halide::Module m = p.compile_to_module(args, name, target,
+                                               Halide::LinkageType::ExternalPlusArgv);
+        for (const auto &f : m.functions()) {
+            lib.module.append(f);
+        }
+        for (const auto &b : m.buffers()) {
+            lib.module.append(b);
+        }
+        lib.module.set_any_strict_float(lib.module.any_strict_float() || m.any_strict_float());
+    };
+    auto add_pipeline = [&](const HalideSegment &h, AotStep &step, const std::string &name) {
+        step.pipeline = name;
+        step.params = values.ids(h.param_values);
+        step.outs = values.ids(h.outputs);
+        add_module(h.pipeline, std::vector<Halide::Argument>(h.params.begin(), h.params.end()),
+                   name);
+    };
+
+    for (size_t s = 0; s < spmd.segments.size(); s++) {
+        const SpmdSegment &seg = spmd.segments[s];
+        AotStep step;
+        const std::string name = fn + "_step" + std::to_string(s);
+        if (seg.fused_group < 0) {
+            add_pipeline(seg.halide, step, name);
+            plan.steps.push_back(step);
+            continue;
+        }
+        const FusedGroup &g = spmd.groups[seg.fused_group];
+        const FuncInfo &info = g.sliced_info(a);
+        step.fused = true;
+        step.name = g.scatter->name;
+        step.op = g.scatter->collective ? (int)g.scatter->collective->op : 0;
+        step.dim = info.layout.dim;
+        step.nsplit = info.layout.group.nsplit;
+        step.group = info.layout.group.index;
+        step.n = info.extents;
+        step.chunks = seg.chunks;
+        step.chunk_elements = g.scatter->fuse_options.chunk_elements;
+        step.path = (int)g.scatter->fuse_options.path;
+        if (seg.halide.pipeline.defined()) {
+            add_pipeline(seg.halide, step, name + "_producer");
+            step.src = step.outs.at(0);
+        } else if (g.reduces()) {
+            step.src = values.id(scheduled_target(nullptr, *g.scatter->collective->source, a));
+        }
+        for (const FusedOutput &o : g.outputs) {
+            const DFuncContents *v = o.gathered_value ? o.gathered_value : o.slice_value;
+            step.pass_outs.push_back(values.id(v));
+            step.gathered.push_back(o.gathered_value ? 1 : 0);
+            step.slices.push_back(o.gathered_value && o.slice_value ? values.id(o.slice_value)
+                                                                     : -1);
+        }
+        step.extras = values.ids(g.extra_inputs);
+        for (int nsrc : kernel_sources(g, a, options)) {
+            const std::string kname = name + "_kernel" + std::to_string(nsrc);
+            FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc);
+            add_module(kp.pipeline, kp.arguments, kname);
+            step.kernels.push_back(AotKernel{nsrc, kname});
+        }
+        plan.steps.push_back(step);
+    }
+    plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);
+    return lib;
+}
+
+} // namespace coconet

@@ -1,0 +1,225 @@
+#include "AotSource.h"
+
+#include <set>
+#include <sstream>
+
+namespace coconet {
+
+namespace {
+
+std::string c_string(const std::string &s) {
+    std::string r = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            r += '\\';
+        }
+        r += c;
+    }
+    return r + "\"";
+}
+
+template<typename T>
+std::string list(const std::vector<T> &v) {
+    std::ostringstream s;
+    for (size_t i = 0; i < v.size(); i++) {
+        s << (i ? ", " : "") << v[i];
+    }
+    return s.str();
+}
+
+std::string padded4(const std::vector<int> &v) {
+    std::vector<int> p = v;
+    p.resize(4, 1);
+    return "{" + list(p) + "}";
+}
+
+// An int32_t array, or NULL when empty (a zero-length array is not C++).
+std::string array(std::ostringstream &out, const std::string &name, const std::vector<int> &v) {
+    if (v.empty()) {
+        return "nullptr";
+    }
+    out << "static const int32_t " << name << "[] = {" << list(v) << "};\n";
+    return name;
+}
+
+// Argument names: the Funcs' names as C identifiers, unique, not `comm`.
+std::vector<std::string> argument_names(const AotPlan &plan) {
+    std::vector<std::string> names;
+    std::set<std::string> used = {"comm"};
+    for (int v : plan.args) {
+        std::string n;
+        for (char c : plan.values[v].name) {
+            n += std::isalnum((unsigned char)c) ? c : '_';
+        }
+        if (n.empty() || std::isdigit((unsigned char)n[0])) {
+            n = "_" + n;
+        }
+        while (used.count(n)) {
+            n += "_";
+        }
+        used.insert(n);
+        names.push_back(n);
+    }
+    return names;
+}
+
+std::string signature(const AotPlan &plan) {
+    const std::vector<std::string> names = argument_names(plan);
+    std::string s = "int " + plan.options.function_name + "(coconet_comm *comm";
+    for (const std::string &n : names) {
+        s += ", struct halide_buffer_t *" + n;
+    }
+    return s + ")";
+}
+
+std::string type_text(const Halide::Type &t) {
+    std::ostringstream s;
+    s << t;
+    return s.str();
+}
+
+std::string shape_text(const AotValue &v) {
+    std::string s = "[";
+    for (size_t d = 0; d < v.extents.size(); d++) {
+        s += (d ? ", " : "") + std::to_string(v.extents[d]);
+    }
+    return s + "]";
+}
+
+int layout_code(const Layout &l) {
+    switch (l.kind) {
+    case LayoutKind::Replicated:
+        return 0;
+    case LayoutKind::Sliced:
+        return 1;
+    default:
+        return 2;
+    }
+}
+
+} // namespace
+
+std::string aot_source(const AotPlan &plan, const std::string &header_name) {
+    const std::string &fn = plan.options.function_name;
+    std::ostringstream decl, tables, out;
+    std::set<std::string> functions;
+    for (const AotStep &s : plan.steps) {
+        if (!s.pipeline.empty()) {
+            functions.insert(s.pipeline);
+        }
+        for (const AotKernel &k : s.kernels) {
+            functions.insert(k.function);
+        }
+    }
+    decl << "extern \"C\" {\n";
+    for (const std::string &f : functions) {
+        decl << "int " << f << "_argv(void **args);\n";
+    }
+    decl << "}\n\n";
+
+    tables << "static const coconet_value_info values[] = {\n";
+    for (const AotValue &v : plan.values) {
+        tables << "    {" << c_string(v.name) << ", " << (int)v.type.code() << ", " << v.type.bits()
+               << ", " << v.extents.size() << ", " << padded4(v.extents) << ", "
+               << layout_code(v.layout) << ", " << v.layout.dim << ", " << v.layout.group.nsplit
+               << ", " << v.layout.group.index << "},\n";
+    }
+    tables << "};\n";
+    const std::string args = array(tables, "args", plan.args);
+    const std::string output_values = array(tables, "output_values", plan.output_values);
+    std::vector<std::string> steps;
+    for (size_t i = 0; i < plan.steps.size(); i++) {
+        const AotStep &s = plan.steps[i];
+        const std::string p = "step" + std::to_string(i) + "_";
+        std::string kernels = "nullptr";
+        if (!s.kernels.empty()) {
+            kernels = p + "kernels";
+            tables << "static const coconet_aot_kernel " << kernels << "[] = {";
+            for (const AotKernel &k : s.kernels) {
+                tables << "{" << k.nsrc << ", " << k.function << "_argv}, ";
+            }
+            tables << "};\n";
+        }
+        std::ostringstream st;
+        st << "    {" << (s.fused ? "COCONET_STEP_FUSED" : "COCONET_STEP_HALIDE") << ", "
+           << (s.pipeline.empty() ? "nullptr" : s.pipeline + "_argv") << ", " << s.params.size()
+           << ", " << array(tables, p + "params", s.params) << ", " << s.outs.size() << ", "
+           << array(tables, p + "outs", s.outs) << ", " << c_string(s.name) << ", " << s.op
+           << ", " << s.dim << ", " << s.nsplit << ", " << s.group << ", " << s.n.size() << ", "
+           << padded4(s.n) << ", " << s.src << ", " << s.pass_outs.size() << ", "
+           << array(tables, p + "pass_outs", s.pass_outs) << ", "
+           << array(tables, p + "gathered", s.gathered) << ", "
+           << array(tables, p + "slices", s.slices) << ", " << s.extras.size() << ", "
+           << array(tables, p + "extras", s.extras) << ", " << s.chunk_elements << ", " << s.path
+           << ", " << s.chunks << ", " << s.kernels.size() << ", " << kernels << "},\n";
+        steps.push_back(st.str());
+    }
+    tables << "static const coconet_aot_step steps[] = {\n";
+    for (const std::string &s : steps) {
+        tables << s;
+    }
+    tables << "};\n\n";
+
+    out << "// Generated by the CoCoNet generator driver: the table coconet_aot_run\n"
+        << "// follows for " << fn << ", and its entry point. Do not edit.\n"
+        << "#include " << c_string(header_name) << "\n\n"
+        << decl.str() << "namespace {\n\n"
+        << tables.str() << "const coconet_aot_program program = {\n"
+        << "    " << c_string(fn) << ", " << c_string(plan.options.generator) << ", "
+        << c_string(plan.options.params) << ", " << plan.options.ranks << ",\n"
+        << "    " << plan.values.size() << ", values, " << plan.ninputs << ", "
+        << plan.output_values.size() << ", " << args << ", " << output_values << ",\n"
+        << "    " << plan.steps.size() << ", steps, " << (plan.overlapped ? 1 : 0)
+        << ", halide_copy_to_host, halide_device_free, halide_set_num_threads};\n\n"
+        << "} // namespace\n\n"
+        << "extern \"C\" const coconet_aot_program *" << fn << "_program(void) {\n"
+        << "    return &program;\n}\n\n"
+        << "extern \"C\" " << signature(plan) << " {\n"
+        << "    struct halide_buffer_t *const a[] = {" << list(argument_names(plan)) << "};\n"
+        << "    return coconet_aot_run(comm, &program, a);\n}\n";
+    return out.str();
+}
+
+std::string aot_header(const AotPlan &plan) {
+    const std::string &fn = plan.options.function_name;
+    const std::vector<std::string> names = argument_names(plan);
+    std::ostringstream h;
+    h << "// " << fn << ": a CoCoNet library generated from generator '" << plan.options.generator
+      << "'\n//   (" << plan.options.params << ")\n// for target "
+      << plan.options.target.to_string() << ". Do not edit.\n//\n"
+      << "// Every rank of the communicator calls " << fn << " with its own box of each\n"
+      << "// argument, in global coordinates: a buffer's min is the global index of its\n"
+      << "// first element (buffers whose mins are all 0 are taken as the rank's box).\n"
+      << "// coconet_arg_box(" << fn << "_program(), i, rank, size, min, extent) gives the\n"
+      << "// box of argument i (in the order below) on rank `rank` of `size`:\n"
+      << "//   Replicated / Local: the whole global shape on every rank (Local: each\n"
+      << "//     rank's own value);\n"
+      << "//   Sliced(d): block `rank` of ceil(n_d / size) elements along dimension d\n"
+      << "//     (the last blocks may be short or empty);\n"
+      << "//   on a group of world.split(k): nothing (extents 0) on ranks outside it.\n//\n";
+    for (size_t i = 0; i < plan.args.size(); i++) {
+        const AotValue &v = plan.values[plan.args[i]];
+        h << "//   " << i << " " << ((int)i < plan.ninputs ? "input  " : "output ") << names[i]
+          << ": " << type_text(v.type) << " " << shape_text(v) << ", " << v.layout.to_string()
+          << "\n";
+    }
+    h << "//\n// " << (plan.options.ranks > 0 ? "Built for exactly " +
+                                                    std::to_string(plan.options.ranks) + " ranks."
+                                              : std::string("Runs on any number of ranks."))
+      << " Returns 0, or a COCONET_ERR_* code with the\n"
+      << "// message in coconet_comm_last_error(comm).\n//\n// The lowered plan:\n";
+    std::istringstream plan_lines(plan.plan_text);
+    for (std::string line; std::getline(plan_lines, line);) {
+        h << "//   " << line << "\n";
+    }
+    const std::string guard = "COCONET_GENERATED_" + fn + "_H";
+    h << "#ifndef " << guard << "\n#define " << guard << "\n\n#include \"coconet_aot.h\"\n\n"
+      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      << signature(plan) << ";\n\n"
+      << "// The table coconet_aot_run follows (argument layouts, steps).\n"
+      << "const coconet_aot_program *" << fn << "_program(void);\n\n"
+      << "#ifdef __cplusplus\n} // extern \"C\"\n#endif\n\n#endif\n";
+    return h.str();
+}
+
+} // namespace coconet

@@ -1,0 +1,554 @@
+// The executor of AOT libraries: checks a rank's arguments against the
+// program's signature, allocates the values that cross steps, and runs the
+// steps (Halide pipelines, fused passes, overlapped passes) in order.
+#include "coconet_aot.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Box.h"
+
+namespace {
+
+using coconet_rt::Box;
+
+struct AotError {
+    int code;
+    std::string message;
+};
+
+std::string type_name(int code, int bits) {
+    static const char *names[] = {"int", "uint", "float", "handle", "bfloat"};
+    return std::string(code >= 0 && code < 5 ? names[code] : "type") + std::to_string(bits);
+}
+
+std::string layout_name(const coconet_value_info &v) {
+    std::string s = v.layout == COCONET_LAYOUT_SLICED ? "Sliced(" + std::to_string(v.dim) + ")"
+                    : v.layout == COCONET_LAYOUT_LOCAL ? "Local"
+                                                       : "Replicated";
+    if (v.nsplit > 1) {
+        s += " on group " + std::to_string(v.group) + " of world.split(" +
+             std::to_string(v.nsplit) + ")";
+    }
+    return s;
+}
+
+std::string box_text(int dims, const int32_t *min, const int32_t *extent) {
+    std::ostringstream s;
+    s << "[";
+    for (int d = 0; d < dims; d++) {
+        s << (d ? ", " : "") << min[d] << ".." << (int64_t)min[d] + extent[d];
+    }
+    s << "]";
+    return s.str();
+}
+
+// A buffer the executor owns: a value that crosses steps, or a view.
+struct OwnedBuffer {
+    halide_buffer_t buf{};
+    halide_dimension_t dim[4]{};
+    std::unique_ptr<uint8_t[]> data;
+};
+
+class Executor {
+public:
+    Executor(coconet_comm *comm, const coconet_aot_program &p)
+        : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
+          values_(p.nvalues, nullptr) {}
+
+    ~Executor() {
+        for (auto &b : owned_) {
+            if (b->buf.device && p_.device_free) {
+                p_.device_free(comm_, &b->buf);
+            }
+        }
+    }
+
+    void run(halide_buffer_t *const *args) {
+        check_world();
+        bind_arguments(args);
+        check_kernels();
+        reserve_threads();
+        for (int s = 0; s < p_.nsteps; s++) {
+            const coconet_aot_step &step = p_.steps[s];
+            if (step.kind == COCONET_STEP_FUSED) {
+                run_pass(s);
+            } else {
+                run_pipeline(s, step, nullptr);
+            }
+        }
+        finish_outputs(args);
+    }
+
+    [[noreturn]] void fail(int code, const std::string &what) const {
+        throw AotError{code, std::string(p_.name) + ", rank " + std::to_string(rank_) + " of " +
+                                 std::to_string(size_) + " (" + coconet_comm_backend(comm_) +
+                                 "): " + what};
+    }
+
+private:
+    const coconet_value_info &info(int v) const { return p_.values[v]; }
+
+    void box(int v, int32_t *min, int32_t *extent) const {
+        coconet_value_box(&info(v), rank_, size_, min, extent);
+    }
+
+    void check_world() const {
+        if (p_.ranks > 0 && size_ != p_.ranks) {
+            fail(COCONET_ERR_INVALID,
+                 "the library was built for " + std::to_string(p_.ranks) +
+                     " ranks (generator parameter ranks=" + std::to_string(p_.ranks) +
+                     "), but the communicator has " + std::to_string(size_) +
+                     "; rebuild it with ranks=" + std::to_string(size_) +
+                     " or ranks=0 (any count)");
+        }
+    }
+
+    // Checks argument i against its value's type and this rank's box, and
+    // returns it in global coordinates.
+    halide_buffer_t *checked_argument(int i, halide_buffer_t *b) {
+        const int v = p_.args[i];
+        const coconet_value_info &vi = info(v);
+        const std::string what = std::string(i < p_.ninputs ? "input" : "output") + " '" +
+                                 vi.name + "' (" + type_name(vi.type_code, vi.type_bits) + ", " +
+                                 layout_name(vi) + ")";
+        if (!b) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer is NULL");
+        }
+        if (b->type.code != vi.type_code || b->type.bits != vi.type_bits || b->type.lanes != 1) {
+            fail(COCONET_ERR_INVALID,
+                 what + ": the buffer holds " + type_name(b->type.code, b->type.bits));
+        }
+        if (b->dimensions != vi.dims) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer has " + std::to_string(b->dimensions) +
+                                          " dimensions, the value " + std::to_string(vi.dims));
+        }
+        int32_t min[4], extent[4], got_min[4], got_extent[4];
+        box(v, min, extent);
+        bool at_zero = true, same = true, same_extents = true;
+        for (int d = 0; d < vi.dims; d++) {
+            got_min[d] = b->dim[d].min;
+            got_extent[d] = b->dim[d].extent;
+            at_zero &= got_min[d] == 0;
+            same &= got_min[d] == min[d] && got_extent[d] == extent[d];
+            same_extents &= got_extent[d] == extent[d];
+        }
+        if (same) {
+            return b;
+        }
+        if (!(at_zero && same_extents)) {
+            fail(COCONET_ERR_INVALID,
+                 what + " of global shape " + box_text(vi.dims, std::vector<int32_t>(4).data(),
+                                                       vi.extents) +
+                     ": this rank's box is " + box_text(vi.dims, min, extent) +
+                     ", the buffer covers " + box_text(vi.dims, got_min, got_extent) +
+                     " (see coconet_arg_box)");
+        }
+        // The rank's box, with its mins moved to global coordinates.
+        OwnedBuffer &view = own();
+        view.buf = *b;
+        view.buf.dim = view.dim;
+        for (int d = 0; d < vi.dims; d++) {
+            view.dim[d] = b->dim[d];
+            view.dim[d].min = min[d];
+        }
+        return &view.buf;
+    }
+
+    void bind_arguments(halide_buffer_t *const *args) {
+        for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
+            args_.push_back(checked_argument(i, args[i]));
+        }
+        for (int i = 0; i < p_.ninputs; i++) {
+            values_[p_.args[i]] = args_[i];
+        }
+        // A step writes an output straight into the caller's buffer, unless
+        // the output is an input, a view of another value or held in another
+        // box (copied at the end).
+        for (int i = 0; i < p_.noutputs; i++) {
+            const int v = p_.output_values[i];
+            halide_buffer_t *user = args_[p_.ninputs + i];
+            if (!values_[v] && !is_slice_view(v) && holds_box_of(user, v)) {
+                values_[v] = user;
+            }
+        }
+    }
+
+    bool holds_box_of(const halide_buffer_t *b, int v) const {
+        int32_t min[4], extent[4];
+        box(v, min, extent);
+        if (b->dimensions != info(v).dims) {
+            return false;
+        }
+        for (int d = 0; d < b->dimensions; d++) {
+            if (b->dim[d].min != min[d] || b->dim[d].extent != extent[d]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool is_slice_view(int v) const {
+        for (int s = 0; s < p_.nsteps; s++) {
+            const coconet_aot_step &st = p_.steps[s];
+            for (int o = 0; st.kind == COCONET_STEP_FUSED && o < st.npass_outs; o++) {
+                if (st.slices[o] == v && st.gathered[o]) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    OwnedBuffer &own() {
+        owned_.push_back(std::make_unique<OwnedBuffer>());
+        return *owned_.back();
+    }
+
+    // The buffer of value v, allocated over this rank's box unless bound.
+    halide_buffer_t *output_buffer(int v) {
+        if (values_[v]) {
+            return values_[v];
+        }
+        const coconet_value_info &vi = info(v);
+        int32_t min[4], extent[4];
+        box(v, min, extent);
+        OwnedBuffer &b = own();
+        b.buf.type = halide_type_t((halide_type_code_t)vi.type_code, vi.type_bits);
+        b.buf.dimensions = vi.dims;
+        b.buf.dim = b.dim;
+        int64_t count = 1;
+        for (int d = 0; d < vi.dims; d++) {
+            b.dim[d] = halide_dimension_t(min[d], extent[d], (int32_t)count);
+            count *= extent[d];
+        }
+        // Empty boxes get a valid host pointer too: Halide takes a buffer
+        // without one for a bounds query.
+        b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * b.buf.type.bytes()]);
+        b.buf.host = b.data.get();
+        return values_[v] = &b.buf;
+    }
+
+    halide_buffer_t *value(int v) const {
+        if (!values_[v]) {
+            fail(COCONET_ERR_INVALID, std::string("internal error: '") + info(v).name +
+                                          "' is read before any step computed it");
+        }
+        return values_[v];
+    }
+
+    // Host code (passes, final copies) reads what a GPU pipeline left on the device.
+    void to_host(halide_buffer_t *b) const {
+        if (b->device_dirty() && p_.copy_to_host && p_.copy_to_host(comm_, b) != 0) {
+            fail(COCONET_ERR_BACKEND, "copying a device buffer to the host failed");
+        }
+    }
+
+    int kernel_sources(const coconet_aot_step &s) const {
+        if (s.src < 0) {
+            return 0;
+        }
+        int first = 0, count = 0;
+        coconet_group_range(size_, s.nsplit, s.group, &first, &count);
+        return coconet_fused_sources(comm_, s.path, count);
+    }
+
+    const coconet_aot_kernel *kernel_for(const coconet_aot_step &s) const {
+        const int nsrc = kernel_sources(s);
+        for (int k = 0; k < s.nkernels; k++) {
+            if (s.kernels[k].nsrc == nsrc) {
+                return &s.kernels[k];
+            }
+        }
+        return nullptr;
+    }
+
+    // Every rank finds a missing kernel before any of them waits for a peer.
+    void check_kernels() const {
+        for (int s = 0; s < p_.nsteps; s++) {
+            const coconet_aot_step &st = p_.steps[s];
+            if (st.kind == COCONET_STEP_FUSED && !kernel_for(st)) {
+                std::string built;
+                for (int k = 0; k < st.nkernels; k++) {
+                    built += (k ? ", " : "") + std::to_string(st.kernels[k].nsrc);
+                }
+                fail(COCONET_ERR_INVALID,
+                     std::string("the fused pass of '") + st.name + "' needs a kernel for " +
+                         std::to_string(kernel_sources(st)) +
+                         " sources on this communicator, and the library has kernels for " +
+                         built + "; rebuild it with ranks=" + std::to_string(size_) +
+                         " or a larger max_ranks");
+            }
+        }
+    }
+
+    // An overlapped collective blocks a Halide worker while it waits, and its
+    // producer needs another: keep two workers per rank of this process.
+    void reserve_threads() const {
+        if (!p_.overlapped || !p_.set_num_threads) {
+            return;
+        }
+        static std::mutex mutex;
+        std::lock_guard<std::mutex> lock(mutex);
+        const bool threads = std::strcmp(coconet_comm_backend(comm_), "threads") == 0;
+        const int want = 2 * (threads ? size_ : 1) + 2;
+        const int old = p_.set_num_threads(want);
+        if (old > want) {
+            p_.set_num_threads(old);
+        }
+    }
+
+    void call(coconet_argv_function f, std::vector<void *> &argv, const std::string &what) const {
+        const std::string earlier = coconet_comm_last_error(comm_);
+        const int status = f(argv.data());
+        if (status != 0) {
+            std::string msg = coconet_comm_last_error(comm_);
+            if (msg == earlier) {
+                msg = what + " failed with Halide error " + std::to_string(status) +
+                      " (Halide printed the reason)";
+            }
+            fail(status, msg);
+        }
+    }
+
+    // Halide step s; with `only_output`, into that buffer (a chunk of an
+    // overlapped pass's source).
+    void run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t *only_output) {
+        void *uc = comm_;
+        std::vector<void *> argv = {&uc};
+        for (int i = 0; i < step.nparams; i++) {
+            argv.push_back(value(step.params[i]));
+        }
+        for (int i = 0; i < step.nouts; i++) {
+            argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
+        }
+        call(step.pipeline, argv, "Halide pipeline " + std::to_string(s));
+    }
+
+    struct KernelContext {
+        const Executor *self;
+        const coconet_aot_kernel *kernel;
+        std::vector<halide_buffer_t *> extras;
+        int32_t rank, size;
+        int nout;
+    };
+
+    static int run_kernel_chunk(void *p, int32_t nsrc, const halide_buffer_t *const *srcs,
+                                halide_buffer_t *const *outs) {
+        auto *k = static_cast<KernelContext *>(p);
+        coconet_comm *comm = k->self->comm_;
+        if (nsrc != k->kernel->nsrc) {
+            const std::string msg = "the kernel was compiled for " +
+                                    std::to_string(k->kernel->nsrc) +
+                                    " sources, the runtime passed " + std::to_string(nsrc);
+            coconet_comm_set_error(comm, msg.c_str());
+            return COCONET_ERR_INVALID;
+        }
+        void *uc = comm;
+        std::vector<void *> argv = {&uc};
+        for (int i = 0; i < nsrc; i++) {
+            argv.push_back(const_cast<halide_buffer_t *>(srcs[i]));
+        }
+        uint64_t extra_bytes = 0;
+        const Box chunk = coconet_rt::box_of(outs[0]);
+        for (halide_buffer_t *e : k->extras) {
+            const Box mine = coconet_rt::box_of(e);
+            const Box read = mine.dims == chunk.dims ? coconet_rt::intersect(mine, chunk) : mine;
+            extra_bytes += (uint64_t)read.count() * e->type.bytes();
+            argv.push_back(e);
+        }
+        argv.push_back(&k->rank);
+        argv.push_back(&k->size);
+        for (int i = 0; i < k->nout; i++) {
+            argv.push_back(outs[i]);
+        }
+        coconet_comm_count_bytes(comm, COCONET_FUSED, extra_bytes);
+        const int status = k->kernel->function(argv.data());
+        if (status != 0 && std::strlen(coconet_comm_last_error(comm)) == 0) {
+            coconet_comm_set_error(comm, "the fused kernel failed (Halide printed the reason)");
+        }
+        return status;
+    }
+
+    void run_pass(int s) {
+        const coconet_aot_step &st = p_.steps[s];
+        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.npass_outs};
+        for (int i = 0; i < st.nextras; i++) {
+            k.extras.push_back(value(st.extras[i]));
+            to_host(k.extras.back());
+        }
+        std::vector<halide_buffer_t *> outs;
+        for (int o = 0; o < st.npass_outs; o++) {
+            outs.push_back(output_buffer(st.pass_outs[o]));
+        }
+        coconet_fused_call c{};
+        c.name = st.name;
+        c.op = st.op;
+        c.dim = st.dim;
+        c.nsplit = st.nsplit;
+        c.group = st.group;
+        c.dims = st.dims;
+        std::copy(st.n, st.n + 4, c.n);
+        c.nout = (int32_t)outs.size();
+        c.outs = outs.data();
+        c.gathered = st.gathered;
+        c.kernel = run_kernel_chunk;
+        c.kernel_context = &k;
+        c.chunk_elements = st.chunk_elements;
+        c.path = st.path;
+        if (st.chunks > 0) {
+            run_overlapped(s, c);
+        } else {
+            if (st.src >= 0) {
+                c.src = value(st.src);
+                to_host(const_cast<halide_buffer_t *>(c.src));
+            }
+            if (coconet_fused_reduce_scatter(comm_, &c) != COCONET_OK) {
+                fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
+            }
+        }
+        for (halide_buffer_t *b : outs) {
+            b->set_host_dirty(true);
+        }
+        // A slice read after the pass is the rank's part of the gathered value.
+        for (int o = 0; o < st.npass_outs; o++) {
+            if (st.gathered[o] && st.slices[o] >= 0) {
+                int32_t min[4], extent[4];
+                box(st.slices[o], min, extent);
+                Box b;
+                b.dims = info(st.slices[o]).dims;
+                for (int d = 0; d < b.dims; d++) {
+                    b.min[d] = min[d];
+                    b.extent[d] = extent[d];
+                }
+                OwnedBuffer &view = own();
+                coconet_rt::BufferView v(outs[o], b);
+                view.buf = v.buf;
+                std::copy(v.dims, v.dims + 4, view.dim);
+                view.buf.dim = view.dim;
+                values_[st.slices[o]] = &view.buf;
+            }
+        }
+    }
+
+    // The producer computes chunk j of the source (on its own thread for all
+    // but the first) while the pass reduces chunk j - 1.
+    void run_overlapped(int s, coconet_fused_call &c) {
+        const coconet_aot_step &st = p_.steps[s];
+        halide_buffer_t *source = output_buffer(st.src);
+        c.src = source;
+        const int dim = st.dims - 1, n = st.n[dim];
+        const int step = std::max(1, (n + st.chunks - 1) / st.chunks);
+        const bool member = n == 0 || coconet_rt::box_of(source).count() > 0;
+        auto produce = [&](int j) {
+            if (member) {
+                Box b = coconet_rt::box_of(source);
+                b.min[dim] = (int64_t)j * step;
+                b.extent[dim] = std::min(step, n - j * step);
+                coconet_rt::BufferView chunk(source, b);
+                run_pipeline(s, st, &chunk.buf);
+            }
+        };
+        const int chunks = (n + step - 1) / step;
+        if (chunks > 0) {
+            produce(0);
+        }
+        for (int j = 0; j < chunks; j++) {
+            std::future<void> next;
+            if (j + 1 < chunks) {
+                next = std::async(std::launch::async, produce, j + 1);
+            }
+            c.ranged = 1;
+            c.range_dim = dim;
+            c.range_min = j * step;
+            c.range_extent = std::min(step, n - j * step);
+            const bool ok = coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
+            if (next.valid()) {
+                next.get(); // rethrows the producer's error
+            }
+            if (!ok) {
+                fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
+            }
+        }
+    }
+
+    void finish_outputs(halide_buffer_t *const *args) {
+        for (int i = 0; i < p_.noutputs; i++) {
+            halide_buffer_t *from = value(p_.output_values[i]);
+            halide_buffer_t *to = args_[p_.ninputs + i];
+            to_host(from);
+            if (from != to) {
+                to_host(to);
+                coconet_rt::copy_box(from, to, coconet_rt::box_of(to));
+                to->set_host_dirty(true);
+                args[p_.ninputs + i]->flags = to->flags;
+            }
+        }
+    }
+
+    coconet_comm *comm_;
+    const coconet_aot_program &p_;
+    int rank_, size_;
+    std::vector<halide_buffer_t *> values_;
+    std::vector<halide_buffer_t *> args_;
+    std::vector<std::unique_ptr<OwnedBuffer>> owned_;
+};
+
+} // namespace
+
+extern "C" {
+
+void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t *min,
+                       int32_t *extent) {
+    int first = 0, count = 0;
+    coconet_group_range(size, v->nsplit, v->group, &first, &count);
+    const bool member = rank >= first && rank < first + count;
+    for (int d = 0; d < v->dims; d++) {
+        int64_t lo = 0, hi = v->extents[d];
+        if (!member) {
+            hi = 0;
+        } else if (v->layout == COCONET_LAYOUT_SLICED && d == v->dim) {
+            coconet_slice_range(v->extents[d], count, rank - first, &lo, &hi);
+        }
+        min[d] = (int32_t)lo;
+        extent[d] = (int32_t)(hi - lo);
+    }
+}
+
+void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
+                     int32_t *extent) {
+    coconet_value_box(&p->values[p->args[arg]], rank, size, min, extent);
+}
+
+int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
+                    halide_buffer_t *const *args) {
+    if (!comm) {
+        std::fprintf(stderr,
+                     "%s: the communicator is NULL. Create one with "
+                     "coconet_threads_world_comm()%s.\n",
+                     p->name,
+                     coconet_mpi_available()
+                         ? " or coconet_mpi_comm_create()"
+                         : " (this runtime was built without MPI, so there is no MPI backend)");
+        return COCONET_ERR_INVALID;
+    }
+    try {
+        Executor(comm, *p).run(args);
+        return COCONET_OK;
+    } catch (const AotError &e) {
+        coconet_comm_set_error(comm, e.message.c_str());
+        return e.code;
+    } catch (const std::exception &e) {
+        coconet_comm_set_error(comm, (std::string(p->name) + ": " + e.what()).c_str());
+        return COCONET_ERR_INVALID;
+    }
+}
+
+} // extern "C"

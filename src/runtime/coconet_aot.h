@@ -1,0 +1,117 @@
+// CoCoNet AOT libraries: what a generated library tells the runtime about its
+// program, and the executor that runs it on one rank. A generator's library
+// (add_coconet_library) holds the program's Halide pipelines and fused kernels
+// as Halide-compiled functions, and a table (coconet_aot_program) saying in
+// which order to run them and on which buffers; coconet_aot_run follows it.
+//
+// Users call the library's own entry point (declared in its header), and use
+// coconet_arg_box to find the box of every argument a rank passes.
+#ifndef COCONET_AOT_H
+#define COCONET_AOT_H
+
+#include "coconet_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    COCONET_LAYOUT_REPLICATED = 0, // every rank of the group holds the whole value
+    COCONET_LAYOUT_SLICED = 1,     // group rank i holds block i of ceil(n/size) along `dim`
+    COCONET_LAYOUT_LOCAL = 2,      // every rank of the group holds its own whole value
+} coconet_layout_kind;
+
+// A distributed value: element type, global extents and layout over group
+// `group` of world.split(nsplit) (nsplit = 1: the world).
+typedef struct {
+    const char *name;
+    int32_t type_code, type_bits; // halide_type_t's code and bits
+    int32_t dims;                 // <= 4
+    int32_t extents[4];           // global extents (1 for missing dimensions)
+    int32_t layout, dim;          // coconet_layout_kind; the sliced dimension
+    int32_t nsplit, group;
+} coconet_value_info;
+
+// The global box rank `rank` of `size` holds of a value: min[d], extent[d]
+// for d < v->dims. Ranks outside the value's group hold nothing (extents 0).
+void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t *min,
+                       int32_t *extent);
+
+// A Halide-compiled function called through its _argv entry point.
+typedef int (*coconet_argv_function)(void **args);
+
+// The fused kernel of a pass compiled for `nsrc` sources.
+typedef struct {
+    int32_t nsrc;
+    coconet_argv_function function;
+} coconet_aot_kernel;
+
+typedef enum {
+    COCONET_STEP_HALIDE = 0, // a Halide pipeline
+    COCONET_STEP_FUSED = 1,  // a fused pass (coconet_fused_reduce_scatter)
+} coconet_step_kind;
+
+// One step of the program. Value ids index coconet_aot_program::values.
+typedef struct {
+    int32_t kind; // coconet_step_kind
+    // The Halide pipeline: arguments user_context, params..., outputs...
+    // For an overlapped pass (chunks > 0): the pipeline computing its source
+    // (one output), run chunk by chunk with the pass.
+    coconet_argv_function pipeline;
+    int32_t nparams;
+    const int32_t *params;
+    int32_t nouts;
+    const int32_t *outs;
+    // A fused pass: the call's fields (see coconet_fused_call).
+    const char *name;
+    int32_t op, dim, nsplit, group, dims, n[4];
+    int32_t src;                   // value id of the source, -1 for a pass with nothing to reduce
+    int32_t npass_outs;            // the pass's outputs:
+    const int32_t *pass_outs;      //   value ids
+    const int32_t *gathered;       //   1: every group rank gets the whole value
+    const int32_t *slices;         //   value id read as the rank's slice of it afterwards, or -1
+    int32_t nextras;               // other values the kernel reads
+    const int32_t *extras;
+    int64_t chunk_elements;
+    int32_t path;   // coconet_fused_path
+    int32_t chunks; // > 0: overlapped with `pipeline` in this many chunks
+    int32_t nkernels;
+    const coconet_aot_kernel *kernels;
+} coconet_aot_step;
+
+typedef struct {
+    const char *name;      // the library's function name, for messages
+    const char *generator; // the generator and its parameters, as built
+    const char *params;
+    int32_t ranks; // > 0: built for exactly this many ranks
+    int32_t nvalues;
+    const coconet_value_info *values;
+    int32_t ninputs, noutputs;
+    const int32_t *args;          // value ids of the inputs, then the outputs, in call order
+    const int32_t *output_values; // value holding output i after the last step
+    int32_t nsteps;
+    const coconet_aot_step *steps;
+    int32_t overlapped; // a pipeline has an overlapped collective (Halide async)
+    // The library's Halide runtime, for buffers its pipelines left on a device.
+    int (*copy_to_host)(void *user_context, struct halide_buffer_t *buf);
+    int (*device_free)(void *user_context, struct halide_buffer_t *buf);
+    int (*set_num_threads)(int n);
+} coconet_aot_program;
+
+// The global box a rank passes for argument `arg` (inputs first, then
+// outputs): see coconet_value_box.
+void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
+                     int32_t *extent);
+
+// Runs the program on this rank. args[i] is argument i: this rank's box of it
+// in global coordinates (a buffer whose min is 0 in every dimension is taken
+// as starting at the box's min). Returns 0, or an error code with the message
+// in coconet_comm_last_error(comm) (on stderr when comm is NULL).
+int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
+                    struct halide_buffer_t *const *args);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // COCONET_AOT_H
