@@ -11,6 +11,9 @@
 namespace coconet {
 namespace apps {
 
+// This rank's boxes of the library's outputs, keyed by name.
+RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size);
+
 // Allocates this rank's outputs and runs the library's program on `comm`;
 // throws RuntimeError with the runtime's message when it fails.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,

@@ -7,29 +7,36 @@
 namespace coconet {
 namespace apps {
 
-RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs) {
-    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    std::vector<halide_buffer_t *> args;
-    RankBuffers in = inputs, out;
-    for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size) {
+    RankBuffers out;
+    for (int i = p->ninputs; i < p->ninputs + p->noutputs; i++) {
         const coconet_value_info &v = p->values[p->args[i]];
-        if (i < p->ninputs) {
-            auto it = in.find(v.name);
-            coconet_user_assert(it != in.end())
-                << p->name << ": no buffer for input " << v.name << " on rank " << rank << ".";
-            args.push_back(it->second.raw_buffer());
-            continue;
-        }
         int32_t min[4], extent[4];
         coconet_arg_box(p, i, rank, size, min, extent);
         std::vector<Range> box;
         for (int d = 0; d < v.dims; d++) {
             box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
         }
-        Halide::Buffer<> &b = out[v.name] = allocate_box(
-            Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
-        args.push_back(b.raw_buffer());
+        out[v.name] =
+            allocate_box(Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
+    }
+    return out;
+}
+
+RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
+                         const RankBuffers &inputs) {
+    RankBuffers in = inputs;
+    RankBuffers out =
+        allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
+    std::vector<halide_buffer_t *> args;
+    for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+        const char *name = p->values[p->args[i]].name;
+        RankBuffers &from = i < p->ninputs ? in : out;
+        auto it = from.find(name);
+        coconet_user_assert(it != from.end())
+            << p->name << ": no buffer for input " << name << " on rank "
+            << coconet_comm_rank(comm) << ".";
+        args.push_back(it->second.raw_buffer());
     }
     if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));

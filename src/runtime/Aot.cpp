@@ -50,6 +50,14 @@ std::string box_text(int dims, const int32_t *min, const int32_t *extent) {
     return s.str();
 }
 
+std::string shape_text(const coconet_value_info &v) {
+    std::string s = "[";
+    for (int d = 0; d < v.dims; d++) {
+        s += (d ? ", " : "") + std::to_string(v.extents[d]);
+    }
+    return s + "]";
+}
+
 // A buffer the executor owns: a value that crosses steps, or a view.
 struct OwnedBuffer {
     halide_buffer_t buf{};
@@ -145,9 +153,7 @@ private:
         }
         if (!(at_zero && same_extents)) {
             fail(COCONET_ERR_INVALID,
-                 what + " of global shape " + box_text(vi.dims, std::vector<int32_t>(4).data(),
-                                                       vi.extents) +
-                     ": this rank's box is " + box_text(vi.dims, min, extent) +
+                 what + " of global shape " + shape_text(vi) + ": this rank's box is " + box_text(vi.dims, min, extent) +
                      ", the buffer covers " + box_text(vi.dims, got_min, got_extent) +
                      " (see coconet_arg_box)");
         }

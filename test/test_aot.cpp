@@ -1,0 +1,178 @@
+// AOT libraries (add_coconet_library): the typed entry point, a library built
+// for a fixed rank count, and the errors of bad calls and bad generator
+// parameters. The apps' libraries are checked against the reference on
+// thread ranks and under mpirun by coconet_aot_app (ctest -L aot).
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "AotRunner.h"
+#include "Generator.h"
+#include "aot_adam.h"
+#include "aot_adam_r3.h"
+
+using namespace coconet;
+
+namespace {
+
+// Rank r's buffers for aot_adam's arguments, from the reference's inputs.
+struct AdamCall {
+    RankBuffers in, out;
+    std::vector<halide_buffer_t *> args;
+
+    AdamCall(const coconet_aot_program *p, const RankBuffers &inputs, int rank, int size)
+        : in(inputs), out(apps::allocate_aot_outputs(p, rank, size)) {
+        for (const char *name : {"g", "w", "m", "v"}) {
+            args.push_back(in.at(name).raw_buffer());
+        }
+        for (const char *name : {"w_new", "m_new", "v_new"}) {
+            args.push_back(out.at(name).raw_buffer());
+        }
+    }
+    int call(coconet_comm *comm) {
+        return aot_adam(comm, args[0], args[1], args[2], args[3], args[4], args[5], args[6]);
+    }
+};
+
+// Runs `body(rank, comm)` on every thread rank and returns each one's status.
+template<typename F>
+std::vector<int> on_thread_ranks(int size, F body) {
+    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
+        coconet_threads_world_create(size, 5.0), coconet_threads_world_destroy);
+    std::vector<int> status(size);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < size; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
+            status[r] = body(r, comm);
+            if (status[r] != 0) {
+                coconet_comm_abort(comm, coconet_comm_last_error(comm));
+            }
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    return status;
+}
+
+} // namespace
+
+TEST_CASE("the typed entry point equals the reference on 1, 3 and 4 ranks", "[aot]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    for (int size : {1, 3, 4}) {
+        const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, size, 5);
+        const std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
+        std::vector<RankBuffers> got(size);
+        const std::vector<int> status = on_thread_ranks(size, [&](int r, coconet_comm *comm) {
+            AdamCall c(aot_adam_program(), inputs[r], r, size);
+            const int s = c.call(comm);
+            got[r] = c.out;
+            return s;
+        });
+        REQUIRE(status == std::vector<int>(size, 0));
+        CHECK(max_abs_diff(got, expected) == 0.0);
+        CHECK(replicated_mismatches(program, got).empty());
+    }
+}
+
+TEST_CASE("buffers that start at 0 are taken as the rank's box", "[aot]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const int size = 3;
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, size, 2);
+    const std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
+    std::vector<RankBuffers> got(size);
+    on_thread_ranks(size, [&](int r, coconet_comm *comm) {
+        RankBuffers in = inputs[r];
+        for (auto &kv : in) {
+            kv.second.set_min(std::vector<int>(kv.second.dimensions(), 0));
+        }
+        got[r] = apps::run_aot_rank(aot_adam_program(), comm, in);
+        return 0;
+    });
+    CHECK(max_abs_diff(got, expected) == 0.0);
+}
+
+TEST_CASE("a buffer of the wrong box is refused on every rank, naming it", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const int size = 3;
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, size, 1);
+    std::vector<std::string> errors(size);
+    const std::vector<int> status = on_thread_ranks(size, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, size);
+        // m is Sliced(0): give rank 1 the whole value instead of its slice.
+        Halide::Buffer<float> whole(1000);
+        if (r == 1) {
+            c.args[2] = whole.raw_buffer();
+        }
+        const int s = c.call(comm);
+        errors[r] = coconet_comm_last_error(comm);
+        return s;
+    });
+    CHECK(status[1] == COCONET_ERR_INVALID);
+    CHECK_THAT(errors[1], Catch::Contains("aot_adam, rank 1 of 3") &&
+                              Catch::Contains("input 'm' (float32, Sliced(0)) of global shape [1000]") &&
+                              Catch::Contains("this rank's box is [334..668]") &&
+                              Catch::Contains("the buffer covers [0..1000]"));
+}
+
+TEST_CASE("wrong types, dimensions and missing buffers are refused", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 1, 1);
+    on_thread_ranks(1, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, 1);
+        Halide::Buffer<int32_t> ints(1000);
+        Halide::Buffer<float> matrix(1000, 2);
+        c.args[0] = ints.raw_buffer();
+        CHECK(c.call(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("input 'g' (float32, Local): the buffer holds int32"));
+        c.args[0] = matrix.raw_buffer();
+        CHECK(c.call(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("the buffer has 2 dimensions, the value 1"));
+        c.args[4] = nullptr;
+        c.args[0] = c.in.at("g").raw_buffer();
+        CHECK(c.call(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("output 'w_new' (float32, Replicated): the buffer is NULL"));
+        return 0;
+    });
+}
+
+TEST_CASE("a library built for 3 ranks runs on 3 and refuses other counts", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_r3_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 3, 1);
+    CHECK(max_abs_diff(apps::run_aot_threads(aot_adam_r3_program(), 3, inputs),
+                       Reference(program).run(3, inputs)) == 0.0);
+    for (int size : {1, 4}) {
+        const std::vector<RankBuffers> in = apps::optimizer_inputs(program, size, 1);
+        CHECK_THROWS_WITH(apps::run_aot_threads(aot_adam_r3_program(), size, in),
+                          Catch::Contains("was built for 3 ranks (generator parameter ranks=3)") &&
+                              Catch::Contains("the communicator has " + std::to_string(size)));
+    }
+}
+
+TEST_CASE("a NULL communicator (no backend) is refused", "[aot][error]") {
+    CHECK(aot_adam(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+          COCONET_ERR_INVALID);
+    if (!coconet_mpi_available()) {
+        CHECK(coconet_mpi_comm_create(1.0) == nullptr);
+    }
+}
+
+TEST_CASE("generator parameters: unknown names, bad values, unknown generators", "[aot][error]") {
+    std::unique_ptr<Generator> g = GeneratorRegistry::create("adam");
+    CHECK_THROWS_WITH(g->set_param("size", "3"),
+                      Catch::Contains("Generator adam has no GeneratorParam size; it has: ranks "
+                                      "max_ranks n"));
+    CHECK_THROWS_WITH(g->set_param("n", "ten"),
+                      Catch::Contains("Generator adam: GeneratorParam n=ten is not an integer"));
+    CHECK_THROWS_WITH(g->set_param("n", "10x"), Catch::Contains("is not an integer"));
+    CHECK_THROWS_WITH(g->set_params("n"), Catch::Contains("parameter 'n' is not name=value"));
+    g->set_param("schedule", "fastest");
+    CHECK_THROWS_WITH(g->build(), Catch::Contains("schedule=fastest is not one of none, split"));
+    CHECK_THROWS_WITH(GeneratorRegistry::create("adamw"),
+                      Catch::Contains("No generator named adamw is registered; there are: adam "
+                                      "lamb megatron_mlp pipeline_stage"));
+}
