@@ -7,6 +7,7 @@
 #include "Collectives.h"
 #include "DFunc.h"
 #include "Error.h"
+#include "Generator.h"
 #include "JitProgram.h"
 #include "Layout.h"
 #include "Lower.h"
