@@ -72,8 +72,8 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const double err = max_abs_diff(got, want);
     const double tolerance = ring && has_fused_pass(p) ? 1e-5 : 0.0;
-    const std::vector<std::string> differ = comm ? std::vector<std::string>{}
-                                                 : replicated_mismatches(program, got);
+    const std::vector<std::string> differ =
+        comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
     const bool ok = err <= tolerance && differ.empty();
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s\n", ok ? "PASS" : "FAIL",
                 p->name, size, comm ? "mpi, rank " : "threads",
@@ -125,8 +125,7 @@ int main(int argc, char **argv) {
         for (int size : selected ? rank_counts : std::vector<int>{}) {
             const int min_ranks = std::strcmp(p->generator, "pipeline_stage") == 0 ? 2 : 1;
             if (size < min_ranks) {
-                std::printf("[SKIP] %-24s %d ranks: needs at least %d\n", p->name, size,
-                            min_ranks);
+                std::printf("[SKIP] %-24s %d ranks: needs at least %d\n", p->name, size, min_ranks);
                 continue;
             }
             try {

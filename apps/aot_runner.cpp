@@ -26,16 +26,14 @@ RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int siz
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
                          const RankBuffers &inputs) {
     RankBuffers in = inputs;
-    RankBuffers out =
-        allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
+    RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
     std::vector<halide_buffer_t *> args;
     for (int i = 0; i < p->ninputs + p->noutputs; i++) {
         const char *name = p->values[p->args[i]].name;
         RankBuffers &from = i < p->ninputs ? in : out;
         auto it = from.find(name);
-        coconet_user_assert(it != from.end())
-            << p->name << ": no buffer for input " << name << " on rank "
-            << coconet_comm_rank(comm) << ".";
+        coconet_user_assert(it != from.end()) << p->name << ": no buffer for input " << name
+                                              << " on rank " << coconet_comm_rank(comm) << ".";
         args.push_back(it->second.raw_buffer());
     }
     if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {

@@ -7,7 +7,7 @@ apps::Schedule ScheduleParams::parsed_schedule() const {
     const std::string &s = schedule.value();
     coconet_user_assert(s == "none" || s == "split" || s == "fused")
         << "GeneratorParam schedule=" << s << " is not one of none, split, fused.";
-    return s == "none" ? apps::Schedule::None
+    return s == "none"    ? apps::Schedule::None
            : s == "split" ? apps::Schedule::Split
                           : apps::Schedule::Fused;
 }

@@ -98,8 +98,8 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         if (progress) {
             progress(name);
         }
-        Halide::Module m = p.compile_to_module(args, name, target,
-                                               Halide::LinkageType::ExternalPlusArgv);
+        Halide::Module m =
+            p.compile_to_module(args, name, target, Halide::LinkageType::ExternalPlusArgv);
         for (const auto &f : m.functions()) {
             lib.module.append(f);
         }
@@ -148,7 +148,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             step.pass_outs.push_back(values.id(v));
             step.gathered.push_back(o.gathered_value ? 1 : 0);
             step.slices.push_back(o.gathered_value && o.slice_value ? values.id(o.slice_value)
-                                                                     : -1);
+                                                                    : -1);
         }
         step.extras = values.ids(g.extra_inputs);
         for (int nsrc : kernel_sources(g, a, options)) {

@@ -17,8 +17,8 @@ namespace coconet {
 struct AotOptions {
     std::string function_name;
     Halide::Target target;
-    int ranks = 0;     // > 0: the library runs on exactly this many ranks
-    int max_ranks = 8; // ranks == 0: fused kernels for direct groups of up to this many
+    int ranks = 0;                 // > 0: the library runs on exactly this many ranks
+    int max_ranks = 8;             // ranks == 0: fused kernels for direct groups of up to this many
     std::string generator, params; // what it was built from, for the header
 };
 

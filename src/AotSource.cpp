@@ -88,12 +88,9 @@ std::string shape_text(const AotValue &v) {
 
 int layout_code(const Layout &l) {
     switch (l.kind) {
-    case LayoutKind::Replicated:
-        return 0;
-    case LayoutKind::Sliced:
-        return 1;
-    default:
-        return 2;
+    case LayoutKind::Replicated: return 0;
+    case LayoutKind::Sliced: return 1;
+    default: return 2;
     }
 }
 
@@ -144,8 +141,8 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
         st << "    {" << (s.fused ? "COCONET_STEP_FUSED" : "COCONET_STEP_HALIDE") << ", "
            << (s.pipeline.empty() ? "nullptr" : s.pipeline + "_argv") << ", " << s.params.size()
            << ", " << array(tables, p + "params", s.params) << ", " << s.outs.size() << ", "
-           << array(tables, p + "outs", s.outs) << ", " << c_string(s.name) << ", " << s.op
-           << ", " << s.dim << ", " << s.nsplit << ", " << s.group << ", " << s.n.size() << ", "
+           << array(tables, p + "outs", s.outs) << ", " << c_string(s.name) << ", " << s.op << ", "
+           << s.dim << ", " << s.nsplit << ", " << s.group << ", " << s.n.size() << ", "
            << padded4(s.n) << ", " << s.src << ", " << s.pass_outs.size() << ", "
            << array(tables, p + "pass_outs", s.pass_outs) << ", "
            << array(tables, p + "gathered", s.gathered) << ", "
@@ -203,9 +200,10 @@ std::string aot_header(const AotPlan &plan) {
           << ": " << type_text(v.type) << " " << shape_text(v) << ", " << v.layout.to_string()
           << "\n";
     }
-    h << "//\n// " << (plan.options.ranks > 0 ? "Built for exactly " +
-                                                    std::to_string(plan.options.ranks) + " ranks."
-                                              : std::string("Runs on any number of ranks."))
+    h << "//\n// "
+      << (plan.options.ranks > 0
+              ? "Built for exactly " + std::to_string(plan.options.ranks) + " ranks."
+              : std::string("Runs on any number of ranks."))
       << " Returns 0, or a COCONET_ERR_* code with the\n"
       << "// message in coconet_comm_last_error(comm).\n//\n// The lowered plan:\n";
     std::istringstream plan_lines(plan.plan_text);

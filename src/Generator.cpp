@@ -30,8 +30,8 @@ GeneratorParamBase::GeneratorParamBase(const std::string &name, const std::strin
     coconet_user_assert(owner_) << "GeneratorParam " << name
                                 << " must be a member of a coconet::Generator.";
     for (GeneratorParamBase *p : owner_->params_.params) {
-        coconet_user_assert(p->name() != name) << "Generator: two GeneratorParams named " << name
-                                               << ".";
+        coconet_user_assert(p->name() != name)
+            << "Generator: two GeneratorParams named " << name << ".";
     }
     owner_->params_.params.push_back(this);
 }
@@ -153,8 +153,7 @@ void Generator::set_program(const Program &p) {
 }
 
 void GeneratorRegistry::add(const std::string &name, Factory factory) {
-    coconet_internal_assert(!registry().count(name)) << "generator " << name
-                                                     << " registered twice";
+    coconet_internal_assert(!registry().count(name)) << "generator " << name << " registered twice";
     registry()[name] = std::move(factory);
 }
 
@@ -165,8 +164,9 @@ std::unique_ptr<Generator> GeneratorRegistry::create(const std::string &name) {
         for (const std::string &n : names()) {
             known += " " + n;
         }
-        coconet_user_error << "No generator named " << name << " is registered; there are:"
-                           << (known.empty() ? " none" : known) << ".";
+        coconet_user_error << "No generator named " << name
+                           << " is registered; there are:" << (known.empty() ? " none" : known)
+                           << ".";
     }
     std::unique_ptr<Generator> g = it->second();
     constructing() = nullptr;

@@ -143,9 +143,8 @@ struct RegisterGenerator {
 
 } // namespace coconet
 
-#define COCONET_REGISTER_GENERATOR(CLASS, NAME)                                           \
-    static ::coconet::RegisterGenerator coconet_register_##NAME(#NAME, [] {              \
-        return std::unique_ptr<::coconet::Generator>(new CLASS());                         \
-    });
+#define COCONET_REGISTER_GENERATOR(CLASS, NAME)                  \
+    static ::coconet::RegisterGenerator coconet_register_##NAME( \
+        #NAME, [] { return std::unique_ptr<::coconet::Generator>(new CLASS()); });
 
 #endif

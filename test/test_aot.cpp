@@ -110,10 +110,11 @@ TEST_CASE("a buffer of the wrong box is refused on every rank, naming it", "[aot
         return s;
     });
     CHECK(status[1] == COCONET_ERR_INVALID);
-    CHECK_THAT(errors[1], Catch::Contains("aot_adam, rank 1 of 3") &&
-                              Catch::Contains("input 'm' (float32, Sliced(0)) of global shape [1000]") &&
-                              Catch::Contains("this rank's box is [334..668]") &&
-                              Catch::Contains("the buffer covers [0..1000]"));
+    CHECK_THAT(errors[1],
+               Catch::Contains("aot_adam, rank 1 of 3") &&
+                   Catch::Contains("input 'm' (float32, Sliced(0)) of global shape [1000]") &&
+                   Catch::Contains("this rank's box is [334..668]") &&
+                   Catch::Contains("the buffer covers [0..1000]"));
 }
 
 TEST_CASE("wrong types, dimensions and missing buffers are refused", "[aot][error]") {

@@ -30,7 +30,7 @@ std::string type_name(int code, int bits) {
 }
 
 std::string layout_name(const coconet_value_info &v) {
-    std::string s = v.layout == COCONET_LAYOUT_SLICED ? "Sliced(" + std::to_string(v.dim) + ")"
+    std::string s = v.layout == COCONET_LAYOUT_SLICED  ? "Sliced(" + std::to_string(v.dim) + ")"
                     : v.layout == COCONET_LAYOUT_LOCAL ? "Local"
                                                        : "Replicated";
     if (v.nsplit > 1) {
@@ -124,8 +124,8 @@ private:
     halide_buffer_t *checked_argument(int i, halide_buffer_t *b) {
         const int v = p_.args[i];
         const coconet_value_info &vi = info(v);
-        const std::string what = std::string(i < p_.ninputs ? "input" : "output") + " '" +
-                                 vi.name + "' (" + type_name(vi.type_code, vi.type_bits) + ", " +
+        const std::string what = std::string(i < p_.ninputs ? "input" : "output") + " '" + vi.name +
+                                 "' (" + type_name(vi.type_code, vi.type_bits) + ", " +
                                  layout_name(vi) + ")";
         if (!b) {
             fail(COCONET_ERR_INVALID, what + ": the buffer is NULL");
@@ -153,9 +153,9 @@ private:
         }
         if (!(at_zero && same_extents)) {
             fail(COCONET_ERR_INVALID,
-                 what + " of global shape " + shape_text(vi) + ": this rank's box is " + box_text(vi.dims, min, extent) +
-                     ", the buffer covers " + box_text(vi.dims, got_min, got_extent) +
-                     " (see coconet_arg_box)");
+                 what + " of global shape " + shape_text(vi) + ": this rank's box is " +
+                     box_text(vi.dims, min, extent) + ", the buffer covers " +
+                     box_text(vi.dims, got_min, got_extent) + " (see coconet_arg_box)");
         }
         // The rank's box, with its mins moved to global coordinates.
         OwnedBuffer &view = own();
@@ -288,8 +288,8 @@ private:
                 fail(COCONET_ERR_INVALID,
                      std::string("the fused pass of '") + st.name + "' needs a kernel for " +
                          std::to_string(kernel_sources(st)) +
-                         " sources on this communicator, and the library has kernels for " +
-                         built + "; rebuild it with ranks=" + std::to_string(size_) +
+                         " sources on this communicator, and the library has kernels for " + built +
+                         "; rebuild it with ranks=" + std::to_string(size_) +
                          " or a larger max_ranks");
             }
         }

@@ -65,12 +65,12 @@ typedef struct {
     // A fused pass: the call's fields (see coconet_fused_call).
     const char *name;
     int32_t op, dim, nsplit, group, dims, n[4];
-    int32_t src;                   // value id of the source, -1 for a pass with nothing to reduce
-    int32_t npass_outs;            // the pass's outputs:
-    const int32_t *pass_outs;      //   value ids
-    const int32_t *gathered;       //   1: every group rank gets the whole value
-    const int32_t *slices;         //   value id read as the rank's slice of it afterwards, or -1
-    int32_t nextras;               // other values the kernel reads
+    int32_t src;              // value id of the source, -1 for a pass with nothing to reduce
+    int32_t npass_outs;       // the pass's outputs:
+    const int32_t *pass_outs; //   value ids
+    const int32_t *gathered;  //   1: every group rank gets the whole value
+    const int32_t *slices;    //   value id read as the rank's slice of it afterwards, or -1
+    int32_t nextras;          // other values the kernel reads
     const int32_t *extras;
     int64_t chunk_elements;
     int32_t path;   // coconet_fused_path
