@@ -22,5 +22,13 @@ FuseOptions ScheduleParams::fuse() const {
     return o;
 }
 
+apps::OptimizerConfig OptimizerParams::config() const {
+    apps::OptimizerConfig c;
+    c.n = n;
+    c.lr = lr;
+    sched.apply(c);
+    return c;
+}
+
 } // namespace generators
 } // namespace coconet

@@ -18,6 +18,21 @@ struct ScheduleParams {
 
     apps::Schedule parsed_schedule() const;
     FuseOptions fuse() const;
+    // Sets an app config's schedule and fuse options.
+    template<typename Config>
+    void apply(Config &c) const {
+        c.schedule = parsed_schedule();
+        c.fuse = fuse();
+    }
+};
+
+// What Adam and LAMB share.
+struct OptimizerParams {
+    GeneratorParam<int> n{"n", 1 << 16, "parameters"};
+    GeneratorParam<float> lr{"lr", 1e-3f, "learning rate"};
+    ScheduleParams sched;
+
+    apps::OptimizerConfig config() const;
 };
 
 } // namespace generators

@@ -8,18 +8,12 @@ namespace generators {
 
 class Adam : public Generator {
 public:
-    GeneratorParam<int> n{"n", 1 << 16, "parameters"};
-    GeneratorParam<float> lr{"lr", 1e-3f, "learning rate"};
+    OptimizerParams opt;
     GeneratorParam<int> step{"step", 1, "optimizer step, for the bias correction"};
-    ScheduleParams sched;
 
     void generate() override {
-        apps::OptimizerConfig c;
-        c.n = n;
-        c.lr = lr;
+        apps::OptimizerConfig c = opt.config();
         c.step = step;
-        c.schedule = sched.parsed_schedule();
-        c.fuse = sched.fuse();
         set_program(apps::adam(c));
     }
 };

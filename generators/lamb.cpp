@@ -8,18 +8,12 @@ namespace generators {
 
 class Lamb : public Generator {
 public:
-    GeneratorParam<int> n{"n", 1 << 16, "parameters"};
-    GeneratorParam<float> lr{"lr", 1e-3f, "learning rate"};
+    OptimizerParams opt;
     GeneratorParam<float> weight_decay{"weight_decay", 0.01f, "weight decay"};
-    ScheduleParams sched;
 
     void generate() override {
-        apps::OptimizerConfig c;
-        c.n = n;
-        c.lr = lr;
+        apps::OptimizerConfig c = opt.config();
         c.weight_decay = weight_decay;
-        c.schedule = sched.parsed_schedule();
-        c.fuse = sched.fuse();
         set_program(apps::lamb(c));
     }
 };

@@ -23,8 +23,7 @@ public:
         c.ffn = ffn;
         c.dropout = dropout;
         c.seed = seed;
-        c.schedule = sched.parsed_schedule();
-        c.fuse = sched.fuse();
+        sched.apply(c);
         c.overlap = overlap;
         set_program(apps::megatron_mlp(c));
     }

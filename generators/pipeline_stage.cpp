@@ -18,8 +18,7 @@ public:
         apps::PipelineConfig c;
         c.batch = batch;
         c.hidden = hidden;
-        c.schedule = sched.parsed_schedule();
-        c.fuse = sched.fuse();
+        sched.apply(c);
         c.overlap = overlap;
         set_program(apps::two_stage_pipeline(c));
     }

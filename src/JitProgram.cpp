@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <future>
 #include <thread>
 
 #include "Error.h"
 #include "FusedKernel.h"
+#include "OverlappedPass.h"
 #include "ScheduledReads.h"
 
 namespace coconet {
@@ -288,40 +288,20 @@ void JitProgram::run_overlapped(size_t index, coconet_comm *comm, void *rank_con
     Halide::Buffer<> &source = values[p] =
         allocate_box(p->func.type(), box_of(lowered_.analysis, p, rank, size));
     call.src = source.raw_buffer();
-    const int c = call.dims - 1, n = call.n[c];
-    const int step = std::max(1, (n + segment.chunks - 1) / segment.chunks);
-    const bool member = source.number_of_elements() > 0 || n == 0;
-    // The producer computes chunk j into its part of the source (on its own
-    // thread for all but the first), while the pass reduces chunk j - 1.
+    const int c = call.dims - 1;
+    const bool member = source.number_of_elements() > 0 || call.n[c] == 0;
+    // The second thread reports Halide's errors into a context of its own.
     RankContext helper_context;
     helper_context.comm = comm;
     helper_context.handlers.custom_error = record_error;
-    auto produce = [&](int j, void *context) {
+    auto produce = [&](int min, int extent, bool on_caller) {
         if (member) {
-            Halide::Buffer<> chunk = source.cropped(c, j * step, std::min(step, n - j * step));
-            run_halide(index, comm, context, values, &chunk);
+            Halide::Buffer<> chunk = source.cropped(c, min, extent);
+            run_halide(index, comm, on_caller ? rank_context : &helper_context, values, &chunk);
         }
     };
-    const int chunks = (n + step - 1) / step;
-    if (chunks > 0) {
-        produce(0, rank_context);
-    }
-    for (int j = 0; j < chunks; j++) {
-        std::future<void> next;
-        if (j + 1 < chunks) {
-            next = std::async(std::launch::async, produce, j + 1, &helper_context);
-        }
-        call.ranged = 1;
-        call.range_dim = c;
-        call.range_min = j * step;
-        call.range_extent = std::min(step, n - j * step);
-        const bool ok = coconet_fused_reduce_scatter(comm, &call) == COCONET_OK;
-        if (next.valid()) {
-            next.get(); // rethrows the producer's error
-        }
-        if (!ok) {
-            fail();
-        }
+    if (!coconet_rt::run_overlapped_pass(comm, call, segment.chunks, produce)) {
+        fail();
     }
 }
 

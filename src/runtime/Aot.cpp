@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "Box.h"
+#include "OverlappedPass.h"
 
 namespace {
 
@@ -450,38 +450,19 @@ private:
         const coconet_aot_step &st = p_.steps[s];
         halide_buffer_t *source = output_buffer(st.src);
         c.src = source;
-        const int dim = st.dims - 1, n = st.n[dim];
-        const int step = std::max(1, (n + st.chunks - 1) / st.chunks);
-        const bool member = n == 0 || coconet_rt::box_of(source).count() > 0;
-        auto produce = [&](int j) {
+        const int dim = st.dims - 1;
+        const bool member = st.n[dim] == 0 || coconet_rt::box_of(source).count() > 0;
+        auto produce = [&](int min, int extent, bool) {
             if (member) {
                 Box b = coconet_rt::box_of(source);
-                b.min[dim] = (int64_t)j * step;
-                b.extent[dim] = std::min(step, n - j * step);
+                b.min[dim] = min;
+                b.extent[dim] = extent;
                 coconet_rt::BufferView chunk(source, b);
                 run_pipeline(s, st, &chunk.buf);
             }
         };
-        const int chunks = (n + step - 1) / step;
-        if (chunks > 0) {
-            produce(0);
-        }
-        for (int j = 0; j < chunks; j++) {
-            std::future<void> next;
-            if (j + 1 < chunks) {
-                next = std::async(std::launch::async, produce, j + 1);
-            }
-            c.ranged = 1;
-            c.range_dim = dim;
-            c.range_min = j * step;
-            c.range_extent = std::min(step, n - j * step);
-            const bool ok = coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
-            if (next.valid()) {
-                next.get(); // rethrows the producer's error
-            }
-            if (!ok) {
-                fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
-            }
+        if (!coconet_rt::run_overlapped_pass(comm_, c, st.chunks, produce)) {
+            fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
         }
     }
 
