@@ -61,6 +61,16 @@ struct MlpConfig {
     int overlap = 0; // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
 };
 
+// The Megatron block's parts: its inputs and the Local partial sums of its
+// two MatMuls; and its epilogue (bias, dropout, residual) of the summed value.
+// A baseline that runs them with a collective library in between uses them.
+struct MlpParts {
+    DFunc x, w1, w2, b2, partial;
+};
+MlpParts megatron_partial(const MlpConfig &c);
+DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed,
+                        const DFunc &b2);
+
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
 // W1 sliced by columns and W2 by rows, so the second MatMul yields Local partial
 // sums. Inputs x(h, b) Replicated, w1(f, h) Sliced(0), w2(h, f) Sliced(1), b2(h)

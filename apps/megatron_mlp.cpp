@@ -19,32 +19,53 @@ Expr gelu(Expr x) {
 
 } // namespace
 
-Program megatron_mlp(const MlpConfig &c) {
-    DFunc x = input("x", Float(32), {c.hidden, c.batch}, Replicated());
-    DFunc w1 = input("w1", Float(32), {c.ffn, c.hidden}, Sliced(0));
-    DFunc w2 = input("w2", Float(32), {c.hidden, c.ffn}, Sliced(1));
-    DFunc b2 = input("b2", Float(32), {c.hidden}, Replicated());
+MlpParts megatron_partial(const MlpConfig &c) {
+    MlpParts m;
+    m.x = input("x", Float(32), {c.hidden, c.batch}, Replicated());
+    m.w1 = input("w1", Float(32), {c.ffn, c.hidden}, Sliced(0));
+    m.w2 = input("w2", Float(32), {c.hidden, c.ffn}, Sliced(1));
+    m.b2 = input("b2", Float(32), {c.hidden}, Replicated());
     Var f("f"), h("h"), b("b");
 
     // Column-parallel MatMul: rank r computes the FFN features of its slice of w1.
     RDom kh(0, c.hidden, "kh");
     DFunc hidden("hidden");
     hidden(f, b) = 0.0f;
-    hidden(f, b) += w1(f, kh) * x(kh, b);
+    hidden(f, b) += m.w1(f, kh) * m.x(kh, b);
     DFunc act("act");
     act(f, b) = gelu(hidden(f, b));
 
     // Row-parallel MatMul: the contraction runs over the sliced FFN dimension,
     // so each rank holds partial sums (Local).
     RDom kf(0, c.ffn, "kf");
-    DFunc partial("partial");
-    partial(h, b) = 0.0f;
-    partial(h, b) += w2(h, kf) * act(kf, b);
-    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    m.partial = DFunc("partial");
+    m.partial(h, b) = 0.0f;
+    m.partial(h, b) += m.w2(h, kf) * act(kf, b);
 
+    // Halide's schedule of the compute: each MatMul's output rows as vectors,
+    // with the contraction outside them (every element still adds up in order).
+    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+    hidden.func().vectorize(f, 8, guard);
+    hidden.func().update().reorder(f, kh, b).vectorize(f, 8, guard);
+    act.func().vectorize(f, 8, guard);
+    m.partial.func().vectorize(h, 8, guard);
+    m.partial.func().update().reorder(h, kf, b).vectorize(h, 8, guard);
+    return m;
+}
+
+DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed,
+                        const DFunc &b2) {
+    Var h("h"), b("b");
     // Bias, dropout (the mask depends only on the seed and the global index) and residual.
     DFunc y("y");
     y(h, b) = x(h, b) + dropout(summed(h, b) + b2(h), c.dropout, c.seed, {h, b});
+    return y;
+}
+
+Program megatron_mlp(const MlpConfig &c) {
+    MlpParts m = megatron_partial(c);
+    DFunc summed = all_reduce(m.partial, ReduceOp::Sum, "summed");
+    DFunc y = megatron_epilogue(c, m.x, summed, m.b2);
 
     if (c.schedule != Schedule::None) {
         // The all_reduce becomes reduce_scatter + all_gather, and the
@@ -54,7 +75,7 @@ Program megatron_mlp(const MlpConfig &c) {
     }
     if (c.overlap > 0) {
         // The MatMul computes a chunk of the batch while the previous one is reduced.
-        summed.overlap(partial, c.overlap);
+        summed.overlap(m.partial, c.overlap);
     }
     if (c.schedule == Schedule::Fused) {
         // Reduce, bias, dropout, residual and gather in one pass.

@@ -30,5 +30,15 @@ apps::OptimizerConfig OptimizerParams::config() const {
     return c;
 }
 
+apps::MlpConfig MlpParams::config() const {
+    apps::MlpConfig c;
+    c.batch = batch;
+    c.hidden = hidden;
+    c.ffn = ffn;
+    c.dropout = dropout;
+    c.seed = seed;
+    return c;
+}
+
 } // namespace generators
 } // namespace coconet

@@ -35,6 +35,17 @@ struct OptimizerParams {
     apps::OptimizerConfig config() const;
 };
 
+// The Megatron block's shape and dropout.
+struct MlpParams {
+    GeneratorParam<int> batch{"batch", 8, "tokens"};
+    GeneratorParam<int> hidden{"hidden", 16, "model width"};
+    GeneratorParam<int> ffn{"ffn", 64, "feed-forward width"};
+    GeneratorParam<float> dropout{"dropout", 0.1f, "dropout probability"};
+    GeneratorParam<int> seed{"seed", 7, "dropout seed"};
+
+    apps::MlpConfig config() const;
+};
+
 } // namespace generators
 } // namespace coconet
 

@@ -1,6 +1,11 @@
 // The Megatron-style MLP block (apps/megatron_mlp.cpp) as a generator: W1
 // sliced by columns, W2 by rows. The default schedule fuses the epilogue
 // into the reduce-scatter and overlaps the second MatMul with it.
+//
+// Its parts, for the benchmark's baseline (MatMuls, then a collective
+// library's all-reduce, then a separate epilogue): megatron_partial (the
+// Local partial sums) and megatron_epilogue (bias, dropout and residual of
+// the summed value, on every rank).
 #include "AppParams.h"
 
 namespace coconet {
@@ -8,24 +13,40 @@ namespace generators {
 
 class MegatronMlp : public Generator {
 public:
-    GeneratorParam<int> batch{"batch", 8, "tokens"};
-    GeneratorParam<int> hidden{"hidden", 16, "model width"};
-    GeneratorParam<int> ffn{"ffn", 64, "feed-forward width"};
-    GeneratorParam<float> dropout{"dropout", 0.1f, "dropout probability"};
-    GeneratorParam<int> seed{"seed", 7, "dropout seed"};
+    MlpParams mlp;
     GeneratorParam<int> overlap{"overlap", 4, "chunks of the overlapped MatMul (0: none)"};
     ScheduleParams sched;
 
     void generate() override {
-        apps::MlpConfig c;
-        c.batch = batch;
-        c.hidden = hidden;
-        c.ffn = ffn;
-        c.dropout = dropout;
-        c.seed = seed;
+        apps::MlpConfig c = mlp.config();
         sched.apply(c);
         c.overlap = overlap;
         set_program(apps::megatron_mlp(c));
+    }
+};
+
+class MegatronPartial : public Generator {
+public:
+    MlpParams mlp;
+
+    void generate() override {
+        apps::MlpParts m = apps::megatron_partial(mlp.config());
+        output(m.partial, Local());
+    }
+};
+
+class MegatronEpilogue : public Generator {
+public:
+    MlpParams mlp;
+
+    void generate() override {
+        const apps::MlpConfig c = mlp.config();
+        DFunc x = input("x", Halide::Float(32), {c.hidden, c.batch}, Replicated());
+        DFunc summed = input("summed", Halide::Float(32), {c.hidden, c.batch}, Replicated());
+        DFunc b2 = input("b2", Halide::Float(32), {c.hidden}, Replicated());
+        DFunc y = apps::megatron_epilogue(c, x, summed, b2);
+        y.func().vectorize(y.func().args()[0], 8, Halide::TailStrategy::GuardWithIf);
+        output(y, Replicated());
     }
 };
 
@@ -33,3 +54,5 @@ public:
 } // namespace coconet
 
 COCONET_REGISTER_GENERATOR(coconet::generators::MegatronMlp, megatron_mlp)
+COCONET_REGISTER_GENERATOR(coconet::generators::MegatronPartial, megatron_partial)
+COCONET_REGISTER_GENERATOR(coconet::generators::MegatronEpilogue, megatron_epilogue)

@@ -1,0 +1,498 @@
+// Benchmarks of the apps' AOT libraries: the unscheduled program, the
+// CoCoNet schedule and what users write today (baseline), on thread ranks or
+// under mpirun, with a STREAM-like triad measured in the same run.
+//
+//   build/apps/bench/coconet_bench [--ranks 2,4] [--reps 5] [--apps adam,lamb]
+//                                  [--out results.json]
+//   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/bench/coconet_bench --mpi
+//
+// scripts/bench.sh runs it all and plots it (docs/performance.md). Every
+// variant's output is checked against the unscheduled program's first.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "AotRunner.h"
+#include "Baselines.h"
+#include "bench_libraries.h"
+
+using namespace coconet;
+
+namespace {
+
+struct Entry {
+    const char *app, *variant;
+    int64_t n;
+    const coconet_aot_program *program;
+};
+
+struct Options {
+    std::vector<int> ranks = {2, 4};
+    int reps = 5;
+    std::set<std::string> apps;
+    std::string out = "bench_results.json";
+    int64_t stream_elements = int64_t(1) << 25; // doubles per array, over all ranks
+    bool mpi = false;
+    double timeout = 120;
+};
+
+struct Record {
+    std::string app, variant, backend;
+    int ranks;
+    int64_t n;
+    double median, min, max;
+    double bytes_per_rank, stream_gbps, t_min; // t_min < 0: no memory bound (see docs)
+    double max_diff;                           // against the unscheduled program
+};
+
+// Bytes all ranks together must move per element (docs/performance.md):
+// Adam as in the north star; LAMB adds the update written and read back and
+// the parameters read again (the trust ratio needs global norms before any
+// parameter is written); for the Megatron block, the collective and
+// epilogue only (the MatMuls are compute). 0: no model (the pipeline).
+double bytes_per_element(const std::string &app, int ranks) {
+    if (app == "adam") {
+        return 8.0 * ranks + 20;
+    }
+    if (app == "lamb") {
+        return 8.0 * ranks + 32;
+    }
+    if (app == "megatron_mlp") {
+        return 8.0 * ranks + 4;
+    }
+    return 0;
+}
+
+const char *main_output(const std::string &app) {
+    return app == "adam" || app == "lamb" ? "w_new" : "y";
+}
+
+// Deterministic inputs in [0, 1): a hash of the name, the global index and,
+// for Local values, the rank. Every variant sees the same values.
+float fill_value(uint32_t salt, int64_t index) {
+    uint32_t h = (uint32_t)index * 2654435761u ^ salt;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    return (float)(h >> 8) / 16777216.0f;
+}
+
+uint32_t salt_of(const std::string &name, int rank, bool local) {
+    uint32_t s = 2166136261u;
+    for (char c : name) {
+        s = (s ^ (uint8_t)c) * 16777619u;
+    }
+    return local ? s ^ (uint32_t)(rank + 1) * 40503u : s;
+}
+
+// `extents` are the value's global extents: the element's global index
+// decides its value, whatever box a rank holds.
+void fill(Halide::Buffer<float> b, const std::string &name, int rank, bool local,
+          const int32_t *extents) {
+    const uint32_t salt = salt_of(name, rank, local);
+    b.for_each_element([&](const int *x) {
+        int64_t index = 0, stride = 1;
+        for (int d = 0; d < b.dimensions(); d++) {
+            index += x[d] * stride;
+            stride *= extents[d];
+        }
+        b(x) = fill_value(salt, index);
+    });
+}
+
+// One call of an AOT library on this rank with its buffers prepared: inputs
+// filled (or given), outputs allocated.
+struct AotCall {
+    const coconet_aot_program *p;
+    RankBuffers buffers;
+    std::vector<halide_buffer_t *> args;
+
+    AotCall(const coconet_aot_program *program, coconet_comm *comm, const RankBuffers &given = {})
+        : p(program) {
+        const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+        buffers = apps::allocate_aot_outputs(p, rank, size);
+        for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+            const coconet_value_info &v = p->values[p->args[i]];
+            if (i < p->ninputs) {
+                auto it = given.find(v.name);
+                if (it != given.end()) {
+                    buffers[v.name] = it->second;
+                } else {
+                    int32_t min[4], extent[4];
+                    coconet_arg_box(p, i, rank, size, min, extent);
+                    std::vector<Range> box;
+                    for (int d = 0; d < v.dims; d++) {
+                        box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+                    }
+                    Halide::Buffer<> b = allocate_box(Halide::Float(32), box);
+                    fill(Halide::Buffer<float>(b), v.name, rank, v.layout == COCONET_LAYOUT_LOCAL,
+                         v.extents);
+                    buffers[v.name] = b;
+                }
+            }
+            args.push_back(buffers.at(v.name).raw_buffer());
+        }
+    }
+
+    void operator()(coconet_comm *comm) {
+        if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
+            throw RuntimeError(coconet_comm_last_error(comm));
+        }
+    }
+};
+
+// A whole-tensor buffer on every rank (the baselines' replicated state).
+Halide::Buffer<float> whole(const std::string &name, int64_t n, int rank, bool local,
+                            bool filled = true) {
+    Halide::Buffer<float> b((int)n);
+    const int32_t extents[1] = {(int32_t)n};
+    if (filled) {
+        fill(b, name, rank, local, extents);
+    }
+    return b;
+}
+
+class RankBench {
+public:
+    RankBench(coconet_comm *comm, const Options &o, std::vector<Record> *records)
+        : comm_(comm), o_(o), records_(records), rank_(coconet_comm_rank(comm)),
+          size_(coconet_comm_size(comm)) {}
+
+    void run(const std::vector<Entry> &entries) {
+        stream_gbps_ = stream_triad();
+        say("[bench] %s, %d ranks: STREAM triad %.1f GB/s\n", backend(), size_, stream_gbps_);
+        std::map<std::pair<std::string, int64_t>, std::map<std::string, const Entry *>> cases;
+        std::vector<std::pair<std::string, int64_t>> order;
+        for (const Entry &e : entries) {
+            auto key = std::make_pair(std::string(e.app), e.n);
+            if (!o_.apps.empty() && !o_.apps.count(e.app)) {
+                continue;
+            }
+            if (!cases.count(key)) {
+                order.push_back(key);
+            }
+            cases[key][e.variant] = &e;
+        }
+        for (const auto &key : order) {
+            run_case(key.first, key.second, cases[key]);
+        }
+    }
+
+private:
+    const char *backend() const { return coconet_comm_backend(comm_); }
+
+    template<typename... Args>
+    void say(const char *fmt, Args... args) const {
+        if (rank_ == 0) {
+            std::printf(fmt, args...);
+            std::fflush(stdout);
+        }
+    }
+
+    double reduce(double x, coconet_reduce_op op) {
+        halide_dimension_t d(0, 1, 1);
+        double out = 0;
+        halide_buffer_t in{}, res{};
+        in.host = reinterpret_cast<uint8_t *>(&x);
+        res.host = reinterpret_cast<uint8_t *>(&out);
+        in.type = res.type = halide_type_t(halide_type_float, 64);
+        in.dimensions = res.dimensions = 1;
+        in.dim = res.dim = &d;
+        if (coconet_collective(comm_, "bench_time", COCONET_ALL_REDUCE, op, 0, 0, -1, 1, 0, 0, 1, 1,
+                               1, 1, &in, &res) != COCONET_OK) {
+            throw RuntimeError(coconet_comm_last_error(comm_));
+        }
+        return out;
+    }
+
+    // Seconds from a common start until the last rank finishes `step`.
+    double timed(const std::function<void()> &step) {
+        if (coconet_barrier(comm_, "bench") != COCONET_OK) {
+            throw RuntimeError(coconet_comm_last_error(comm_));
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        step();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return reduce(s, COCONET_MAX);
+    }
+
+    // a = b + s * c on every rank at once; bytes counted as STREAM does (24 per element).
+    double stream_triad() {
+        const int64_t n = o_.stream_elements / size_;
+        std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+        double best = 1e30;
+        for (int rep = 0; rep < 5; rep++) {
+            best = std::min(best, timed([&] {
+                                const double s = 3.0;
+                                double *pa = a.data();
+                                const double *pb = b.data(), *pc = c.data();
+#pragma omp simd
+                                for (int64_t i = 0; i < n; i++) {
+                                    pa[i] = pb[i] + s * pc[i];
+                                }
+                            }));
+        }
+        coconet_user_assert(a[n / 2] == 7.0) << "the triad computed a wrong value";
+        return 24.0 * (double)n * size_ / best / 1e9;
+    }
+
+    // The step of one variant: runs it, and gives this rank's main output.
+    struct Variant {
+        std::function<void()> step;
+        std::function<Halide::Buffer<>()> output;
+    };
+
+    Variant aot_variant(const Entry *e, const std::string &app) {
+        auto call = std::make_shared<AotCall>(e->program, comm_);
+        const std::string out = main_output(app);
+        return {[this, call] { (*call)(comm_); }, [call, out] { return call->buffers.at(out); }};
+    }
+
+    Variant baseline(const std::string &app, int64_t n,
+                     const std::map<std::string, const Entry *> &v) {
+        if (app == "megatron_mlp") {
+            auto partial = std::make_shared<AotCall>(v.at("baseline_partial")->program, comm_);
+            Halide::Buffer<float> summed(partial->buffers.at("partial").dim(0).extent(),
+                                         partial->buffers.at("partial").dim(1).extent());
+            auto epilogue = std::make_shared<AotCall>(v.at("baseline_epilogue")->program, comm_,
+                                                      RankBuffers{{"summed", summed}});
+            return {[this, partial, epilogue, summed]() mutable {
+                        (*partial)(comm_);
+                        Halide::Buffer<float> p(partial->buffers.at("partial"));
+                        bench::library_all_reduce(comm_, p.data(), summed.data(),
+                                                  (int64_t)p.number_of_elements());
+                        (*epilogue)(comm_);
+                    },
+                    [epilogue] { return epilogue->buffers.at("y"); }};
+        }
+        apps::OptimizerConfig c;
+        c.n = (int)n;
+        struct State {
+            Halide::Buffer<float> g, w, m, v, g_sum, u, w_new, m_new, v_new;
+        };
+        auto s = std::make_shared<State>();
+        s->g = whole("g", n, rank_, true);
+        s->w = whole("w", n, rank_, false);
+        s->m = whole("m", n, rank_, false);
+        s->v = whole("v", n, rank_, false);
+        for (Halide::Buffer<float> *b : {&s->g_sum, &s->w_new, &s->m_new, &s->v_new}) {
+            *b = whole("", n, rank_, false, false);
+        }
+        const bool lamb = app == "lamb";
+        if (lamb) {
+            s->u = whole("", n, rank_, false, false);
+        }
+        return {[this, s, c, n, lamb] {
+                    bench::library_all_reduce(comm_, s->g.data(), s->g_sum.data(), n);
+                    if (lamb) {
+                        bench::lamb_update(c, n, s->g_sum.data(), s->w.data(), s->m.data(),
+                                           s->v.data(), s->u.data(), s->w_new.data(),
+                                           s->m_new.data(), s->v_new.data());
+                    } else {
+                        bench::adam_update(c, n, s->g_sum.data(), s->w.data(), s->m.data(),
+                                           s->v.data(), s->w_new.data(), s->m_new.data(),
+                                           s->v_new.data());
+                    }
+                },
+                [s] { return Halide::Buffer<>(s->w_new); }};
+    }
+
+    void run_case(const std::string &app, int64_t n,
+                  const std::map<std::string, const Entry *> &variants) {
+        if (app == "pipeline_stage" && size_ < 2) {
+            say("[bench] %s needs 2 ranks or more: skipped\n", app.c_str());
+            return;
+        }
+        const bool has_baseline =
+            app == "adam" || app == "lamb" || variants.count("baseline_partial");
+        Halide::Buffer<> reference;
+        double scale = 1;
+        for (const char *name : {"unscheduled", "coconet", "baseline"}) {
+            const bool is_baseline = std::strcmp(name, "baseline") == 0;
+            if (is_baseline ? !has_baseline : !variants.count(name)) {
+                continue;
+            }
+            Variant v =
+                is_baseline ? baseline(app, n, variants) : aot_variant(variants.at(name), app);
+            const double warm = timed(v.step);
+            const int reps = std::max(3, std::min(o_.reps, (int)(2.0 / std::max(warm, 1e-9))));
+            std::vector<double> t;
+            for (int r = 0; r < reps; r++) {
+                t.push_back(timed(v.step));
+            }
+            std::sort(t.begin(), t.end());
+            // The output of the last run, against the unscheduled program's.
+            Halide::Buffer<> out = v.output();
+            double diff = 0;
+            if (!reference.defined()) {
+                reference = out.copy();
+                Halide::Buffer<float>(reference).for_each_value(
+                    [&](float x) { scale = std::max(scale, (double)std::fabs(x)); });
+            } else {
+                diff = max_abs_diff({{{"out", out}}}, {{{"out", reference}}});
+            }
+            diff = reduce(diff, COCONET_MAX);
+            record(app, name, n, t, diff, reduce(scale, COCONET_MAX));
+        }
+    }
+
+    void record(const std::string &app, const char *variant, int64_t n,
+                const std::vector<double> &t, double diff, double scale) {
+        const double b = bytes_per_element(app, size_);
+        Record r{app,
+                 variant,
+                 backend(),
+                 size_,
+                 n,
+                 t[t.size() / 2],
+                 t.front(),
+                 t.back(),
+                 b * (double)n / size_,
+                 stream_gbps_,
+                 b > 0 ? b * (double)n / (stream_gbps_ * 1e9) : -1.0,
+                 diff};
+        const std::string ratio =
+            r.t_min > 0 ? "  T/T_min " + std::to_string(r.median / r.t_min).substr(0, 5) : "";
+        say("[bench] %-14s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
+            "%s  max diff %.2g\n",
+            app.c_str(), variant, r.backend.c_str(), size_, (int)std::log2((double)n),
+            r.median * 1e3, r.min * 1e3, r.max * 1e3, ratio.c_str(), diff);
+        if (rank_ == 0) {
+            records_->push_back(r);
+        }
+        // The direct path keeps the reference's order; the baselines (and the
+        // ring) add up in other orders: relative to the output's magnitude.
+        const double tolerance = (std::strcmp(variant, "coconet") == 0 ? 1e-6 : 1e-4) * scale;
+        coconet_user_assert(diff <= tolerance) << app << " (" << variant << ", n = " << n << ", "
+                                               << size_ << " ranks): output differs "
+                                               << "from the unscheduled program's by " << diff;
+    }
+
+    coconet_comm *comm_;
+    const Options &o_;
+    std::vector<Record> *records_;
+    int rank_, size_;
+    double stream_gbps_ = 0;
+};
+
+void write_json(const std::string &path, const std::vector<Record> &records) {
+    std::ofstream f(path);
+    f << "[\n";
+    for (size_t i = 0; i < records.size(); i++) {
+        const Record &r = records[i];
+        f << "  {\"app\": \"" << r.app << "\", \"variant\": \"" << r.variant
+          << "\", \"backend\": \"" << r.backend << "\", \"ranks\": " << r.ranks
+          << ", \"n\": " << r.n << ", \"seconds_median\": " << r.median
+          << ", \"seconds_min\": " << r.min << ", \"seconds_max\": " << r.max
+          << ", \"bytes_per_rank\": " << r.bytes_per_rank << ", \"stream_GBps\": " << r.stream_gbps
+          << ", \"t_min_seconds\": ";
+        if (r.t_min > 0) {
+            f << r.t_min;
+        } else {
+            f << "null";
+        }
+        f << ", \"max_diff\": " << r.max_diff << "}" << (i + 1 < records.size() ? "," : "") << "\n";
+    }
+    f << "]\n";
+    coconet_user_assert(f.good()) << "cannot write " << path;
+}
+
+std::vector<std::string> split_list(const std::string &s) {
+    std::vector<std::string> r;
+    std::stringstream in(s);
+    for (std::string x; std::getline(in, x, ',');) {
+        r.push_back(x);
+    }
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (a == "--ranks" && has_value) {
+            o.ranks.clear();
+            for (const std::string &r : split_list(argv[++i])) {
+                o.ranks.push_back(std::atoi(r.c_str()));
+            }
+        } else if (a == "--reps" && has_value) {
+            o.reps = std::atoi(argv[++i]);
+        } else if (a == "--apps" && has_value) {
+            for (const std::string &x : split_list(argv[++i])) {
+                o.apps.insert(x);
+            }
+        } else if (a == "--out" && has_value) {
+            o.out = argv[++i];
+        } else if (a == "--stream-elements" && has_value) {
+            o.stream_elements = std::atoll(argv[++i]);
+        } else if (a == "--mpi") {
+            o.mpi = true;
+        } else {
+            std::fprintf(stderr, "coconet_bench: unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+    const std::vector<Entry> entries = COCONET_BENCH_ENTRIES;
+    std::vector<Record> records;
+    try {
+        if (o.mpi) {
+            coconet_comm *comm = coconet_mpi_comm_create(o.timeout);
+            if (!comm) {
+                std::fprintf(stderr, "coconet_bench: this build has no MPI backend.\n");
+                return 2;
+            }
+            RankBench(comm, o, &records).run(entries);
+            const bool root = coconet_comm_rank(comm) == 0;
+            coconet_mpi_comm_destroy(comm);
+            coconet_mpi_finalize();
+            if (!root) {
+                return 0;
+            }
+        } else {
+            for (int size : o.ranks) {
+                std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
+                    coconet_threads_world_create(size, o.timeout), coconet_threads_world_destroy);
+                std::vector<std::string> errors(size);
+                std::vector<std::thread> threads;
+                for (int r = 0; r < size; r++) {
+                    threads.emplace_back([&, r] {
+                        coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
+                        try {
+                            RankBench(comm, o, &records).run(entries);
+                        } catch (const std::exception &e) {
+                            errors[r] = e.what();
+                            coconet_comm_abort(comm, e.what());
+                        }
+                    });
+                }
+                for (std::thread &t : threads) {
+                    t.join();
+                }
+                for (const std::string &e : errors) {
+                    if (!e.empty()) {
+                        throw RuntimeError(e);
+                    }
+                }
+            }
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "coconet_bench: %s\n", e.what());
+        return 1;
+    }
+    write_json(o.out, records);
+    std::printf("[bench] wrote %zu records to %s\n", records.size(), o.out.c_str());
+    return 0;
+}
