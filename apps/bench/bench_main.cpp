@@ -370,9 +370,10 @@ private:
         if (rank_ == 0) {
             records_->push_back(r);
         }
-        // The direct path keeps the reference's order; the baselines (and the
-        // ring) add up in other orders: relative to the output's magnitude.
-        const double tolerance = (std::strcmp(variant, "coconet") == 0 ? 1e-6 : 1e-4) * scale;
+        // The direct path keeps the reference's order. The baselines add up
+        // in other orders, LAMB's norms over the whole tensor in float too,
+        // so they are only checked to agree to 1e-3 of the output's magnitude.
+        const double tolerance = (std::strcmp(variant, "coconet") == 0 ? 1e-6 : 1e-3) * scale;
         coconet_user_assert(diff <= tolerance) << app << " (" << variant << ", n = " << n << ", "
                                                << size_ << " ranks): output differs "
                                                << "from the unscheduled program's by " << diff;

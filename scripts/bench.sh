@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Benchmarks (docs/performance.md): builds coconet_bench, runs it on thread
+# ranks (2 and 4) and under mpirun -np 2 and 4, then writes
+# build/bench/results.json, build/bench/results.md (the tables) and a plot per
+# app (build/bench/<app>.png). Extra arguments go to every coconet_bench run,
+# e.g. ./scripts/bench.sh --apps adam,lamb --reps 3
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+"$ROOT/scripts/bootstrap.sh"
+export PATH="$ROOT/.venv/bin:$PATH"
+BUILD_DIR="${COCONET_BUILD_DIR:-build}"
+OUT="$BUILD_DIR/bench"
+mkdir -p "$OUT"
+
+echo "[bench] building coconet_bench (an AOT library per app, variant and size)"
+cmake --build "$BUILD_DIR" -j2 --target coconet_bench
+BENCH="$BUILD_DIR/apps/bench/coconet_bench"
+
+rm -f "$OUT"/run_*.json
+echo "[bench] thread ranks"
+"$BENCH" --ranks 2,4 --out "$OUT/run_threads.json" "$@"
+if command -v mpirun > /dev/null; then
+    for np in 2 4; do
+        echo "[bench] mpirun -np $np"
+        OMPI_MCA_btl_vader_single_copy_mechanism=none \
+            mpirun --allow-run-as-root --oversubscribe -np "$np" \
+            "$BENCH" --mpi --out "$OUT/run_mpi_np$np.json" "$@"
+    done
+else
+    echo "[bench] no mpirun: MPI runs skipped"
+fi
+
+if ! python -c "import matplotlib" 2> /dev/null; then
+    echo "[bench] installing matplotlib into .venv"
+    python -m pip install --quiet matplotlib
+fi
+python "$ROOT/scripts/bench_report.py" "$OUT" "$OUT"/run_*.json

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Merges coconet_bench runs into <out>/results.json and writes <out>/results.md
+(a table per app) and, unless --no-plots, a plot per app (<out>/<app>.png):
+time per step against size, one line per variant, the memory bound T_min dashed.
+
+    bench_report.py [--no-plots] <out dir> <run.json>...
+"""
+import json
+import math
+import os
+import platform
+import sys
+
+FIELDS = ["app", "variant", "backend", "ranks", "n", "seconds_median", "seconds_min",
+          "seconds_max", "bytes_per_rank", "stream_GBps", "t_min_seconds"]
+VARIANTS = ["unscheduled", "coconet", "baseline"]
+
+
+def load(paths):
+    records = []
+    for path in paths:
+        with open(path) as f:
+            for r in json.load(f):
+                missing = [k for k in FIELDS if k not in r]
+                if missing:
+                    sys.exit(f"{path}: a record lacks {missing}")
+                records.append(r)
+    return records
+
+
+def cases(records):
+    """{(app, backend, ranks): {n: {variant: record}}}"""
+    out = {}
+    for r in records:
+        key = (r["app"], r["backend"], r["ranks"])
+        out.setdefault(key, {}).setdefault(r["n"], {})[r["variant"]] = r
+    return out
+
+
+def ms(r):
+    return f"{r['seconds_median'] * 1e3:.3f}" if r else "–"
+
+
+def table(records):
+    lines = []
+    for (app, backend, ranks), by_n in sorted(cases(records).items()):
+        stream = next(iter(next(iter(by_n.values())).values()))["stream_GBps"]
+        lines += [f"### {app}, {backend}, {ranks} ranks (STREAM triad {stream:.1f} GB/s)", "",
+                  "| n | unscheduled ms | CoCoNet ms | baseline ms | CoCoNet vs baseline "
+                  "| CoCoNet vs unscheduled | CoCoNet T/T_min |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for n, v in sorted(by_n.items()):
+            c, b, u = v.get("coconet"), v.get("baseline"), v.get("unscheduled")
+            vs_b = f"{b['seconds_median'] / c['seconds_median']:.2f}x" if b and c else "–"
+            vs_u = f"{u['seconds_median'] / c['seconds_median']:.2f}x" if u and c else "–"
+            bound = (f"{c['seconds_median'] / c['t_min_seconds']:.2f}"
+                     if c and c["t_min_seconds"] else "–")
+            lines.append(f"| 2^{int(math.log2(n))} | {ms(u)} | {ms(c)} | {ms(b)} | {vs_b} "
+                         f"| {vs_u} | {bound} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(records, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    by_app = {}
+    for key, by_n in cases(records).items():
+        by_app.setdefault(key[0], {})[key[1:]] = by_n
+    for app, panels in by_app.items():
+        keys = sorted(panels)
+        fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.8), squeeze=False)
+        for ax, key in zip(axes[0], keys):
+            by_n = panels[key]
+            ns = sorted(by_n)
+            for variant in VARIANTS:
+                pts = [(n, by_n[n][variant]) for n in ns if variant in by_n[n]]
+                if pts:
+                    x = [n for n, _ in pts]
+                    y = [r["seconds_median"] for _, r in pts]
+                    lo = [r["seconds_median"] - r["seconds_min"] for _, r in pts]
+                    hi = [r["seconds_max"] - r["seconds_median"] for _, r in pts]
+                    ax.errorbar(x, y, yerr=[lo, hi], marker="o", ms=3, capsize=2, label=variant)
+            bound = [(n, r["t_min_seconds"]) for n in ns for v, r in by_n[n].items()
+                     if v == "coconet" and r["t_min_seconds"]]
+            if bound:
+                ax.plot([n for n, _ in bound], [t for _, t in bound], "k--", label="T_min")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("n (elements)")
+            ax.set_ylabel("seconds per step")
+            ax.set_title(f"{app}: {key[0]}, {key[1]} ranks", fontsize=10)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"{app}.png"), dpi=110)
+        plt.close(fig)
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def main():
+    args = sys.argv[1:]
+    plots = "--no-plots" not in args
+    args = [a for a in args if a != "--no-plots"]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    out, runs = args[0], args[1:]
+    records = load(runs)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(records, f, indent=1)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, "
+                f"{platform.system()} {platform.release()}\n\n")
+        f.write(table(records))
+    if plots:
+        plot(records, out)
+    print(f"[bench] {len(records)} records: {out}/results.json, {out}/results.md"
+          + (f", plots {out}/<app>.png" if plots else ""))
+
+
+if __name__ == "__main__":
+    main()
