@@ -24,22 +24,28 @@ Program lamb(const OptimizerConfig &c) {
         update.fuse_with(s.g_sum, c.fuse);
     }
 
+    // The squared norms add up in double: a float sum of millions of terms
+    // loses most of its digits.
+    auto square = [](Expr x) {
+        Expr d = Halide::cast<double>(x);
+        return d * d;
+    };
     // ||update||^2: each rank sums its slice (a Local partial), then all_reduce.
     RDom k(0, c.n, "k");
     DFunc u_norm2_part("u_norm2_part");
-    u_norm2_part() = 0.0f;
-    u_norm2_part() += update(k) * update(k);
+    u_norm2_part() = Halide::Expr(0.0);
+    u_norm2_part() += square(update(k));
     DFunc u_norm2 = all_reduce(u_norm2_part, ReduceOp::Sum, "u_norm2");
 
     // ||w||^2 from the replicated parameters: the same on every rank, no communication.
     RDom j(0, c.n, "j");
     DFunc w_norm2("w_norm2");
-    w_norm2() = 0.0f;
-    w_norm2() += w(j) * w(j);
+    w_norm2() = Halide::Expr(0.0);
+    w_norm2() += square(w(j));
 
     DFunc trust("trust");
     Expr wn = Halide::sqrt(w_norm2()), un = Halide::sqrt(u_norm2());
-    trust() = Halide::select(wn > 0 && un > 0, wn / un, 1.0f);
+    trust() = Halide::cast<float>(Halide::select(wn > 0 && un > 0, wn / un, Halide::Expr(1.0)));
 
     DFunc w_slice("w_slice");
     w_slice(i) = w(i) - c.lr * trust() * update(i);

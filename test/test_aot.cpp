@@ -175,5 +175,6 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
     CHECK_THROWS_WITH(g->build(), Catch::Contains("schedule=fastest is not one of none, split"));
     CHECK_THROWS_WITH(GeneratorRegistry::create("adamw"),
                       Catch::Contains("No generator named adamw is registered; there are: adam "
-                                      "lamb megatron_mlp pipeline_stage"));
+                                      "lamb megatron_epilogue megatron_mlp megatron_partial "
+                                      "pipeline_stage."));
 }

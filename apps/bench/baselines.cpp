@@ -64,7 +64,7 @@ void lamb_update(const apps::OptimizerConfig &c, int64_t n, const float *g, cons
                  float *v_new) {
     const Corrections k(c);
     const float b1 = c.beta1, b2 = c.beta2, eps = c.eps, wd = c.weight_decay;
-    float w2 = 0, u2 = 0;
+    double w2 = 0, u2 = 0; // as apps/lamb.cpp: the norms in double
 #pragma omp simd reduction(+ : w2, u2)
     for (int64_t i = 0; i < n; i++) {
         const float mi = b1 * m[i] + (1 - b1) * g[i];
@@ -73,11 +73,11 @@ void lamb_update(const apps::OptimizerConfig &c, int64_t n, const float *g, cons
         v_new[i] = vi;
         const float ui = (mi / k.bc1) / (std::sqrt(vi / k.bc2) + eps) + wd * w[i];
         u[i] = ui;
-        w2 += w[i] * w[i];
-        u2 += ui * ui;
+        w2 += (double)w[i] * w[i];
+        u2 += (double)ui * ui;
     }
-    const float wn = std::sqrt(w2), un = std::sqrt(u2);
-    const float step = c.lr * (wn > 0 && un > 0 ? wn / un : 1.0f);
+    const double wn = std::sqrt(w2), un = std::sqrt(u2);
+    const float step = c.lr * (float)(wn > 0 && un > 0 ? wn / un : 1.0);
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) {
         w_new[i] = w[i] - step * u[i];
