@@ -37,11 +37,22 @@ Program lamb(const OptimizerConfig &c) {
     u_norm2_part() += square(update(k));
     DFunc u_norm2 = all_reduce(u_norm2_part, ReduceOp::Sum, "u_norm2");
 
-    // ||w||^2 from the replicated parameters: the same on every rank, no communication.
-    RDom j(0, c.n, "j");
+    // ||w||^2 from the replicated parameters: the same on every rank, no
+    // communication. Summed in 8 interleaved lanes, then the lanes (the order
+    // a vectorized loop adds in), so Halide can vectorize it.
+    const int lanes = 8;
+    Var l("l");
+    RDom j(0, (c.n + lanes - 1) / lanes, "j");
+    Expr at = j * lanes + l;
+    DFunc w_lanes("w_lanes", {lanes});
+    w_lanes(l) = Halide::Expr(0.0);
+    w_lanes(l) += Halide::select(at < c.n, square(w(Halide::min(at, c.n - 1))), Halide::Expr(0.0));
+    w_lanes.func().vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
+    w_lanes.func().update().reorder(l, j).vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
+    RDom q(0, lanes, "q");
     DFunc w_norm2("w_norm2");
     w_norm2() = Halide::Expr(0.0);
-    w_norm2() += square(w(j));
+    w_norm2() += w_lanes(q);
 
     DFunc trust("trust");
     Expr wn = Halide::sqrt(w_norm2()), un = Halide::sqrt(u_norm2());
