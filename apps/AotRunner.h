@@ -5,6 +5,8 @@
 #ifndef COCONET_APPS_AOT_RUNNER_H
 #define COCONET_APPS_AOT_RUNNER_H
 
+#include <functional>
+
 #include "Apps.h"
 #include "coconet_aot.h"
 
@@ -18,6 +20,11 @@ RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int siz
 // throws RuntimeError with the runtime's message when it fails.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
                          const RankBuffers &inputs);
+
+// Runs body(comm) on `world_size` thread ranks (threads backend); throws the
+// error of a rank that failed first (the others are aborted).
+void run_on_thread_ranks(int world_size, double timeout_seconds,
+                         const std::function<void(coconet_comm *)> &body);
 
 // R ranks as threads of this process (threads backend).
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,

@@ -42,21 +42,18 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
     return out;
 }
 
-std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
-                                         const std::vector<RankBuffers> &inputs,
-                                         double timeout_seconds) {
+void run_on_thread_ranks(int world_size, double timeout_seconds,
+                         const std::function<void(coconet_comm *)> &body) {
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
-    coconet_user_assert(world) << p->name << ": cannot make a world of " << world_size
-                               << " thread ranks.";
-    std::vector<RankBuffers> outputs(world_size);
+    coconet_user_assert(world) << "cannot make a world of " << world_size << " thread ranks.";
     std::vector<std::string> errors(world_size);
     std::vector<std::thread> threads;
     for (int r = 0; r < world_size; r++) {
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
             try {
-                outputs[r] = run_aot_rank(p, comm, inputs.at(r));
+                body(comm);
             } catch (const std::exception &e) {
                 errors[r] = e.what();
                 coconet_comm_abort(comm, e.what());
@@ -76,6 +73,16 @@ std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world
     if (!report.empty()) {
         throw RuntimeError(report);
     }
+}
+
+std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
+                                         const std::vector<RankBuffers> &inputs,
+                                         double timeout_seconds) {
+    std::vector<RankBuffers> outputs(world_size);
+    run_on_thread_ranks(world_size, timeout_seconds, [&](coconet_comm *comm) {
+        const int r = coconet_comm_rank(comm);
+        outputs[r] = run_aot_rank(p, comm, inputs.at(r));
+    });
     return outputs;
 }
 

@@ -5,11 +5,7 @@
 # app (build/bench/<app>.png). Extra arguments go to every coconet_bench run,
 # e.g. ./scripts/bench.sh --apps adam,lamb --reps 3
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-"$ROOT/scripts/bootstrap.sh"
-export PATH="$ROOT/.venv/bin:$PATH"
-BUILD_DIR="${COCONET_BUILD_DIR:-build}"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 OUT="$BUILD_DIR/bench"
 mkdir -p "$OUT"
 

@@ -2,11 +2,7 @@
 # Quickstart line 2: install what is missing, build everything, run all tests with ctest.
 # Extra args are passed to ctest (e.g. ./scripts/test.sh -L runtime).
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-"$ROOT/scripts/bootstrap.sh"
-export PATH="$ROOT/.venv/bin:$PATH"
-BUILD_DIR="${COCONET_BUILD_DIR:-build}"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 t0=$SECONDS
 echo "[test] building all"

@@ -19,7 +19,6 @@
 #include <memory>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "AotRunner.h"
 #include "Baselines.h"
@@ -464,29 +463,9 @@ int main(int argc, char **argv) {
             }
         } else {
             for (int size : o.ranks) {
-                std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-                    coconet_threads_world_create(size, o.timeout), coconet_threads_world_destroy);
-                std::vector<std::string> errors(size);
-                std::vector<std::thread> threads;
-                for (int r = 0; r < size; r++) {
-                    threads.emplace_back([&, r] {
-                        coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-                        try {
-                            RankBench(comm, o, &records).run(entries);
-                        } catch (const std::exception &e) {
-                            errors[r] = e.what();
-                            coconet_comm_abort(comm, e.what());
-                        }
-                    });
-                }
-                for (std::thread &t : threads) {
-                    t.join();
-                }
-                for (const std::string &e : errors) {
-                    if (!e.empty()) {
-                        throw RuntimeError(e);
-                    }
-                }
+                apps::run_on_thread_ranks(size, o.timeout, [&](coconet_comm *comm) {
+                    RankBench(comm, o, &records).run(entries);
+                });
             }
         }
     } catch (const std::exception &e) {
