@@ -106,16 +106,16 @@ std::vector<Range> box_of(const Analysis &a, const DFuncContents *f, int rank, i
 }
 
 // An overlapped collective blocks a Halide worker while it waits for its
-// peers, and its producer needs another one for the next chunk. Halide adds
+// peers, and its producer needs others for the next chunks. Halide adds
 // threads for its own async waits but cannot see ours, so a process running
-// `ranks` ranks keeps two workers per rank (plus the calling threads).
+// `ranks` ranks keeps coconet_rt::async_workers(ranks) workers.
 void reserve_async_workers(const SpmdPipeline &spmd, int ranks) {
     if (!spmd.overlapped) {
         return;
     }
     static std::mutex mutex;
     std::lock_guard<std::mutex> lock(mutex);
-    const int want = 2 * ranks + 2;
+    const int want = coconet_rt::async_workers(ranks);
     if (Halide::Internal::JITSharedRuntime::get_num_threads() < want) {
         Halide::Internal::JITSharedRuntime::set_num_threads(want);
     }

@@ -296,7 +296,7 @@ private:
     }
 
     // An overlapped collective blocks a Halide worker while it waits, and its
-    // producer needs another: keep two workers per rank of this process.
+    // producer needs others: keep async_workers() for the ranks of this process.
     void reserve_threads() const {
         if (!p_.overlapped || !p_.set_num_threads) {
             return;
@@ -304,7 +304,7 @@ private:
         static std::mutex mutex;
         std::lock_guard<std::mutex> lock(mutex);
         const bool threads = std::strcmp(coconet_comm_backend(comm_), "threads") == 0;
-        const int want = 2 * (threads ? size_ : 1) + 2;
+        const int want = coconet_rt::async_workers(threads ? size_ : 1);
         const int old = p_.set_num_threads(want);
         if (old > want) {
             p_.set_num_threads(old);

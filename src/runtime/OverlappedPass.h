@@ -1,6 +1,7 @@
-// An overlapped fused pass, as the JIT and AOT drivers run it: the source's
+// Overlap, as the JIT and AOT drivers run it: a fused pass over the source's
 // outermost dimension in chunks, the producer computing chunk j + 1 on a
-// second thread while the pass reduces chunk j.
+// second thread while the pass reduces chunk j; and the Halide workers an
+// overlapped collective inside a pipeline needs.
 #ifndef COCONET_RUNTIME_OVERLAPPED_PASS_H
 #define COCONET_RUNTIME_OVERLAPPED_PASS_H
 
@@ -10,6 +11,14 @@
 #include "coconet_runtime.h"
 
 namespace coconet_rt {
+
+// Halide workers a process keeps while it runs a pipeline whose collective
+// is overlapped with Halide async, for `ranks` ranks of that process: per
+// rank, the consumer blocked in the collective (Halide cannot see that it
+// waits), the producer of the next chunk and its successor, and the caller.
+inline int async_workers(int ranks) {
+    return 4 * ranks + 4;
+}
 
 // produce(min, extent, on_caller) computes [min, min + extent) of the
 // outermost dimension of call.src (on_caller: on the calling thread). Runs
