@@ -1,5 +1,6 @@
 #include "PrintPlan.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "Partition.h"
@@ -92,8 +93,13 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         }
         print_steps([&](const PlanStep &p) { return p.segment == (int)k; });
     }
-    s << " not computed on their own:\n";
-    print_steps([](const PlanStep &p) { return p.segment < 0 && p.func->kind != FuncKind::Input; });
+    auto stands_for = [](const PlanStep &p) {
+        return p.segment < 0 && p.func->kind != FuncKind::Input;
+    };
+    if (std::any_of(lowered.spmd.steps.begin(), lowered.spmd.steps.end(), stands_for)) {
+        s << " not computed on their own:\n";
+        print_steps(stands_for);
+    }
     s << "  outputs:";
     for (const ProgramOutput &o : lowered.program.outputs()) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";

@@ -526,15 +526,21 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                          : " (this runtime was built without MPI, so there is no MPI backend)");
         return COCONET_ERR_INVALID;
     }
+    // A failing rank aborts the communicator, so that peers waiting for it
+    // fail at once (threads) or at their next call (MPI) instead of at the
+    // timeout; the message stays this rank's.
+    auto failed = [&](int code, const std::string &message) {
+        coconet_comm_abort(comm, message.c_str());
+        coconet_comm_set_error(comm, message.c_str());
+        return code;
+    };
     try {
         Executor(comm, *p).run(args);
         return COCONET_OK;
     } catch (const AotError &e) {
-        coconet_comm_set_error(comm, e.message.c_str());
-        return e.code;
+        return failed(e.code, e.message);
     } catch (const std::exception &e) {
-        coconet_comm_set_error(comm, (std::string(p->name) + ": " + e.what()).c_str());
-        return COCONET_ERR_INVALID;
+        return failed(COCONET_ERR_INVALID, std::string(p->name) + ": " + e.what());
     }
 }
 

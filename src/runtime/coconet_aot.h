@@ -106,7 +106,8 @@ void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, 
 // Runs the program on this rank. args[i] is argument i: this rank's box of it
 // in global coordinates (a buffer whose min is 0 in every dimension is taken
 // as starting at the box's min). Returns 0, or an error code with the message
-// in coconet_comm_last_error(comm) (on stderr when comm is NULL).
+// in coconet_comm_last_error(comm) (on stderr when comm is NULL); a failure
+// aborts the communicator (coconet_comm_abort), so that peers stop too.
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     struct halide_buffer_t *const *args);
 

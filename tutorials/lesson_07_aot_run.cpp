@@ -1,0 +1,245 @@
+// CoCoNet tutorial lesson 7: ahead-of-time compilation (part 2 of 2, using the library)
+//
+// Part 1 (lesson_07_aot_generate.cpp) wrote a generator for one step of SGD
+// with momentum. At build time, add_coconet_library (tutorials/aot_lessons.cmake)
+// ran it and compiled the static library lesson_07_sgd and its header
+// lesson_07_sgd.h, with n = 1000, lr = 0.05 and momentum = 0.9 baked in. This
+// program calls that library on thread ranks as any C or C++ program would,
+// and checks it against the reference of the program it was built from.
+//
+// Build and run from the repository root (the build directory `build` is
+// configured by ./scripts/test.sh or ./scripts/demo.sh):
+//   cmake --build build --target lesson_07_aot_run && ./build/tutorials/lesson_07_aot_run
+// The generated header is worth reading; it lists the arguments and the plan:
+//   build/tutorials/lesson_07_sgd.coconet/lesson_07_sgd.h
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+// The library needs only its header, the CoCoNet runtime and Halide's
+// runtime buffer type. A program that just runs the library stops there.
+#include "HalideBuffer.h"
+#include "lesson_07_sgd.h"
+
+// This lesson also checks the library against the reference, which needs the
+// CoCoNet compiler and the generator itself (aot_lessons.cmake links its
+// objects in as well).
+#include "CoCoNet.h"
+
+using namespace coconet;
+
+// The arguments, in the order of the header's signature:
+//   int lesson_07_sgd(coconet_comm *comm, halide_buffer_t *g, halide_buffer_t *w,
+//                     halide_buffer_t *m, halide_buffer_t *w_new, halide_buffer_t *m_new);
+// Inputs first, in the order generate() declared them, then the outputs in
+// the order it passed them to output().
+enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
+
+// The inputs' values at global index i. The Replicated parameters and the
+// Sliced momentum are one global value whatever the rank, so they depend only
+// on i; the Local gradients differ between ranks, so they depend on the rank.
+float input_value(int arg, int rank, int i) {
+    switch (arg) {
+    case G: return 0.001f * (float)((i * 7 + rank * 13) % 17 - 8);
+    case W: return 1.0f - 0.001f * (float)i;
+    case M: return 0.01f * (float)(i % 5);
+    default: return 0.0f; // outputs: the library overwrites them
+    }
+}
+
+const char *layout_name(const coconet_value_info &v) {
+    switch (v.layout) {
+    case COCONET_LAYOUT_REPLICATED: return "Replicated";
+    case COCONET_LAYOUT_SLICED:
+        return "Sliced(0)"; // the only sliced dimension this 1-D program has
+    default: return "Local";
+    }
+}
+
+// One rank's buffers, indexed by Arg.
+using RankArgs = std::vector<Halide::Runtime::Buffer<float>>;
+
+// A rank allocates each argument with the box coconet_arg_box gives it. With
+// global_mins the buffer's min is the box's min, so that x(i) is element i of
+// the global array; without, it starts at 0, which the library also accepts
+// (it then takes the buffer as the rank's box).
+RankArgs allocate_rank_args(int rank, int ranks, bool global_mins) {
+    RankArgs args;
+    for (int a = 0; a < NUM_ARGS; a++) {
+        int32_t min[1], extent[1];
+        coconet_arg_box(lesson_07_sgd_program(), a, rank, ranks, min, extent);
+        Halide::Runtime::Buffer<float> b(extent[0]);
+        if (global_mins) {
+            b.set_min(min[0]);
+        }
+        for (int k = 0; k < extent[0]; k++) {
+            b(b.dim(0).min() + k) = input_value(a, rank, min[0] + k);
+        }
+        args.push_back(b);
+    }
+    return args;
+}
+
+struct Run {
+    std::vector<RankArgs> args; // every rank's buffers after the call, in global coordinates
+    std::vector<int> status;    // what the library returned on each rank
+    std::vector<std::string> errors;
+};
+
+// Runs the library on `ranks` thread ranks. With wrong_m_box, every rank
+// passes the whole momentum instead of its slice (step 4's mistake).
+Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
+    Run run{std::vector<RankArgs>(ranks), std::vector<int>(ranks), std::vector<std::string>(ranks)};
+    // The threads backend: `ranks` communicators in this process. Collectives
+    // give up after 10 seconds if a peer never arrives.
+    coconet_threads_world *world = coconet_threads_world_create(ranks, 10.0);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world, r);
+            RankArgs a = allocate_rank_args(r, ranks, global_mins);
+            if (wrong_m_box) {
+                const int n =
+                    lesson_07_sgd_program()->values[lesson_07_sgd_program()->args[M]].extents[0];
+                a[M] = Halide::Runtime::Buffer<float>(n);
+            }
+            // Every rank calls the entry point with its own communicator and
+            // buffers; the call returns when this rank's outputs are ready.
+            run.status[r] =
+                lesson_07_sgd(comm, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
+                              a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
+            if (run.status[r] != COCONET_OK) {
+                run.errors[r] = coconet_comm_last_error(comm);
+            }
+            // Buffers passed with mins at 0 are moved to their boxes, so that
+            // the check below reads them in global coordinates.
+            for (int i = 0; i < NUM_ARGS && !global_mins; i++) {
+                int32_t min[1], extent[1];
+                coconet_arg_box(lesson_07_sgd_program(), i, r, ranks, min, extent);
+                a[i].set_min(min[0]);
+            }
+            run.args[r] = a;
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    coconet_threads_world_destroy(world);
+    return run;
+}
+
+// Compares a run with the reference of `program` on the same inputs. The
+// reference works on maps from each value's name to a Halide::Buffer in
+// global coordinates; a Halide::Buffer can wrap the runtime buffers without
+// copying them.
+bool matches_reference(const Program &program, int ranks, const Run &run) {
+    const coconet_aot_program *p = lesson_07_sgd_program();
+    std::vector<RankBuffers> inputs(ranks), got(ranks);
+    for (int r = 0; r < ranks; r++) {
+        if (run.status[r] != COCONET_OK) {
+            printf("  rank %d failed: %s\n", r, run.errors[r].c_str());
+            return false;
+        }
+        for (int a = 0; a < NUM_ARGS; a++) {
+            const char *name = p->values[p->args[a]].name;
+            Halide::Runtime::Buffer<float> b = run.args[r][a];
+            (a < p->ninputs ? inputs : got)[r][name] = Halide::Buffer<float>(std::move(b));
+        }
+    }
+    const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
+    const double err = max_abs_diff(got, want);
+    const std::vector<std::string> differ = replicated_mismatches(program, got);
+    const RankArgs &last = run.args[ranks - 1];
+    printf("  %d rank(s): w_new starts %.4f %.4f %.4f on rank 0; the last rank's m_new "
+           "covers [%d..%d]; max error against the reference %g\n",
+           ranks, run.args[0][W_NEW](0), run.args[0][W_NEW](1), run.args[0][W_NEW](2),
+           last[M_NEW].dim(0).min(), last[M_NEW].dim(0).min() + last[M_NEW].dim(0).extent(), err);
+    if (!differ.empty()) {
+        printf("  the ranks' copies of %s differ\n", differ[0].c_str());
+    }
+    return err == 0 && differ.empty();
+}
+
+int main() {
+    const coconet_aot_program *p = lesson_07_sgd_program();
+
+    // Step 1: what the library says about itself.
+    //
+    // Besides the entry point, the header declares lesson_07_sgd_program(),
+    // the table the runtime follows: the generator and parameters it was
+    // built with, each argument's type, global shape and layout, and the
+    // steps of the plan. coconet_arg_box(program, i, rank, size, min, extent)
+    // turns an argument's layout into the box a rank must pass. Replicated
+    // and Local arguments are the whole array on every rank; a Sliced one is
+    // block `rank` of ceil(1000 / size) elements, the last one shorter.
+    // Boxes print as the plans and messages print them: [a..b] holds the
+    // elements a to b - 1.
+    printf("Step 1: %s, from generator %s (%s)\n", p->name, p->generator, p->params);
+    for (int a = 0; a < p->ninputs + p->noutputs; a++) {
+        const coconet_value_info &v = p->values[p->args[a]];
+        printf("  %d %-6s %-5s float%d [%d] %-10s boxes on 3 ranks:", a,
+               a < p->ninputs ? "input" : "output", v.name, v.type_bits, v.extents[0],
+               layout_name(v));
+        for (int r = 0; r < 3; r++) {
+            int32_t min[1], extent[1];
+            coconet_arg_box(p, a, r, 3, min, extent);
+            printf(" r%d:[%d..%d]", r, min[0], min[0] + extent[0]);
+        }
+        printf("\n");
+    }
+
+    // Step 2: the reference program.
+    //
+    // To check the library we need the Program it was compiled from. The
+    // generator's objects are linked into this program, so its registration
+    // (COCONET_REGISTER_GENERATOR) put it in the registry: create it by the
+    // name the table records, give it the same parameters and build it. The
+    // schedule in it does not matter to the reference, which always runs
+    // the unscheduled meaning of the program.
+    std::unique_ptr<Generator> generator = GeneratorRegistry::create(p->generator);
+    generator->set_params(p->params);
+    const Program program = generator->build();
+    printf("Step 2: rebuilt program '%s' from the generator registry\n", program.name().c_str());
+
+    // Step 3: run it on 1, 3 and 4 thread ranks.
+    //
+    // The library runs on any number of ranks (the generator's ranks
+    // parameter is 0). With 3 ranks the momentum's slices are 334, 334 and
+    // 332 elements. On 4 ranks the buffers start at 0 instead of their
+    // boxes' mins, which the library accepts as well.
+    printf("Step 3: the library on thread ranks\n");
+    for (int ranks : {1, 3, 4}) {
+        const bool global_mins = ranks != 4;
+        if (!matches_reference(program, ranks, run_on_threads(ranks, global_mins))) {
+            printf("The library does not match the reference on %d ranks.\n", ranks);
+            return 1;
+        }
+    }
+
+    // Step 4: a mistake and its message.
+    //
+    // A common mistake is to pass a sliced argument whole. The library
+    // checks every buffer's type, dimensions and box before it communicates,
+    // returns COCONET_ERR_INVALID, and coconet_comm_last_error on the rank's
+    // communicator says which argument is wrong and which box was expected.
+    // Every rank makes the mistake here, so every rank returns at once. (A
+    // program in which only some ranks fail should call coconet_comm_abort
+    // on them, so that their peers stop waiting for them.)
+    printf("Step 4: every rank of 3 passes the whole momentum\n");
+    const Run bad = run_on_threads(3, true, true);
+    for (int r = 0; r < 3; r++) {
+        if (bad.status[r] != COCONET_ERR_INVALID ||
+            bad.errors[r].find("this rank's box is") == std::string::npos) {
+            printf("Expected COCONET_ERR_INVALID with the expected box on rank %d, got %d: %s\n", r,
+                   bad.status[r], bad.errors[r].c_str());
+            return 1;
+        }
+    }
+    printf("  rank 1 returned %d: %s\n", bad.status[1], bad.errors[1].c_str());
+
+    printf("Success!\n");
+    return 0;
+}

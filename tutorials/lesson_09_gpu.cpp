@@ -1,0 +1,167 @@
+// CoCoNet tutorial lesson 9: the CUDA target (and what is not there yet)
+//
+// A Halide target names the machine the code is compiled for. Lesson 7's
+// library was built for `host`; where the CUDA toolkit is installed, the
+// build also compiles the same generator for `host-cuda-cuda_capability_80`
+// (an x86 host with an NVIDIA GPU of compute capability 8.0 or later: A100,
+// H100), as the library lesson_07_sgd_cuda:
+//
+//   add_coconet_library(lesson_07_sgd_cuda FROM lesson_07_aot_generate
+//                       GENERATOR sgd_momentum TARGETS host
+//                       FEATURES cuda cuda_capability_80 PARAMS n=1000 ...)
+//
+// Compiling for CUDA needs no GPU, only the toolkit, so that library is built
+// and linked in every build that finds /usr/local/cuda; running its GPU code
+// needs a GPU, so this lesson first looks for one.
+//
+// Be aware of where the project stands. The generators have no GPU schedule
+// yet: none of them says which loops go to the GPU (Halide's gpu_tile), so
+// the CUDA-target library runs its Halide code on the host, like lesson 7's.
+// The fused passes work on host buffers, and there is no NCCL backend: the
+// build only detects NCCL. GPU schedules, device kernels for the fused
+// passes and an NCCL communicator are future work. What this lesson shows
+// today is that a CUDA-target library builds, links and computes the right
+// answer on a machine with a GPU; the code below will not change when those
+// arrive, which is the point of keeping the schedule apart from the program.
+//
+// Build and run from the repository root (the build directory `build` is
+// configured by ./scripts/test.sh or ./scripts/demo.sh):
+//   cmake --build build --target lesson_09_gpu && ./build/tutorials/lesson_09_gpu
+// Without the CUDA toolkit at build time it prints [SKIP] no CUDA toolkit at
+// build time; without a GPU, [SKIP] no GPU. Both count as passing.
+
+#include <cstdio>
+
+#if LESSON_09_HAVE_CUDA
+#include <dlfcn.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CoCoNet.h"
+#include "HalideBuffer.h"
+#include "lesson_07_sgd_cuda.h"
+
+using namespace coconet;
+
+// The arguments in the header's order (see lesson 7).
+enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
+
+// The inputs' values at global index i, as in lessons 7 and 8.
+float input_value(int arg, int rank, int i) {
+    switch (arg) {
+    case G: return 0.001f * (float)((i * 7 + rank * 13) % 17 - 8);
+    case W: return 1.0f - 0.001f * (float)i;
+    case M: return 0.01f * (float)(i % 5);
+    default: return 0.0f;
+    }
+}
+
+// Whether the CUDA driver is installed and sees a device. The driver
+// library is opened at run time rather than linked, so that this program
+// also starts on machines without it.
+bool gpu_available() {
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cuda) {
+        return false;
+    }
+    using Init = int (*)(unsigned);
+    using Count = int (*)(int *);
+    auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
+    auto count = reinterpret_cast<Count>(dlsym(cuda, "cuDeviceGetCount"));
+    int n = 0;
+    const bool found = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
+    dlclose(cuda);
+    return found;
+}
+#endif
+
+int main() {
+#if !LESSON_09_HAVE_CUDA
+    // The build found no CUDA toolkit when it was configured, so
+    // lesson_07_sgd_cuda was never built (aot_lessons.cmake tells this file
+    // so with LESSON_09_HAVE_CUDA=0).
+    printf("[SKIP] no CUDA toolkit at build time\n");
+    return 0;
+#else
+    // Step 1: is there a GPU?
+    if (!gpu_available()) {
+        printf("[SKIP] no GPU\n");
+        return 0;
+    }
+    const coconet_aot_program *p = lesson_07_sgd_cuda_program();
+    printf("Step 1: a GPU is present; running %s (generator %s, %s)\n", p->name, p->generator,
+           p->params);
+
+    // Step 2: run the CUDA-target library on 2 thread ranks.
+    //
+    // Nothing differs from lesson 7: the same arguments, boxes and
+    // communicator. The buffers live on the host; a library whose pipelines
+    // left an output on the GPU would copy it back before returning (the
+    // program table carries its Halide runtime's copy_to_host for that).
+    const int ranks = 2;
+    std::vector<std::vector<Halide::Runtime::Buffer<float>>> args(ranks);
+    std::vector<int> status(ranks);
+    std::vector<std::string> errors(ranks);
+    coconet_threads_world *world = coconet_threads_world_create(ranks, 30.0);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world, r);
+            for (int a = 0; a < NUM_ARGS; a++) {
+                int32_t min[1], extent[1];
+                coconet_arg_box(p, a, r, ranks, min, extent);
+                Halide::Runtime::Buffer<float> b(extent[0]);
+                b.set_min(min[0]);
+                for (int i = min[0]; i < min[0] + extent[0]; i++) {
+                    b(i) = input_value(a, r, i);
+                }
+                args[r].push_back(b);
+            }
+            std::vector<Halide::Runtime::Buffer<float>> &a = args[r];
+            status[r] =
+                lesson_07_sgd_cuda(comm, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
+                                   a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
+            if (status[r] != COCONET_OK) {
+                errors[r] = coconet_comm_last_error(comm);
+            }
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    coconet_threads_world_destroy(world);
+    for (int r = 0; r < ranks; r++) {
+        if (status[r] != COCONET_OK) {
+            printf("rank %d failed: %s\n", r, errors[r].c_str());
+            return 1;
+        }
+    }
+    printf("Step 2: both ranks returned COCONET_OK\n");
+
+    // Step 3: check it against the reference of the generator's program,
+    // rebuilt through the registry as in lesson 7.
+    std::unique_ptr<Generator> generator = GeneratorRegistry::create(p->generator);
+    generator->set_params(p->params);
+    const Program program = generator->build();
+    std::vector<RankBuffers> inputs(ranks), got(ranks);
+    for (int r = 0; r < ranks; r++) {
+        for (int a = 0; a < NUM_ARGS; a++) {
+            Halide::Runtime::Buffer<float> b = args[r][a];
+            (a < p->ninputs ? inputs : got)[r][p->values[p->args[a]].name] =
+                Halide::Buffer<float>(std::move(b));
+        }
+    }
+    const double err = max_abs_diff(got, Reference(program).run(ranks, inputs));
+    printf("Step 3: %d ranks, w_new starts %.4f %.4f %.4f, max error against the reference %g\n",
+           ranks, args[0][W_NEW](0), args[0][W_NEW](1), args[0][W_NEW](2), err);
+    if (err != 0) {
+        printf("The CUDA-target library does not match the reference.\n");
+        return 1;
+    }
+    printf("Success!\n");
+    return 0;
+#endif
+}
