@@ -11,8 +11,6 @@
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks. --path sets COCONET_FUSED_PATH; on the ring, fused passes
 // add up in a rotation of rank order, so they are checked to 1e-5.
-#include <dlfcn.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,22 +31,6 @@ bool has_fused_pass(const coconet_aot_program *p) {
         }
     }
     return false;
-}
-
-// Whether the CUDA driver is installed and sees a device.
-bool gpu_available() {
-    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!cuda) {
-        return false;
-    }
-    using Init = int (*)(unsigned);
-    using Count = int (*)(int *);
-    auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
-    auto count = reinterpret_cast<Count>(dlsym(cuda, "cuDeviceGetCount"));
-    int n = 0;
-    const bool found = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
-    dlclose(cuda);
-    return found;
 }
 
 // Checks one library on `size` ranks; comm == NULL runs them all as threads,
@@ -100,7 +82,7 @@ int main(int argc, char **argv) {
             ring = std::strcmp(argv[i], "ring") == 0;
         } else if (std::strcmp(argv[i], "--mpi") == 0) {
             mpi = true;
-        } else if (std::strcmp(argv[i], "--gpu") == 0 && !gpu_available()) {
+        } else if (std::strcmp(argv[i], "--gpu") == 0 && coconet_gpu_count() == 0) {
             std::printf("[SKIP] no GPU\n");
             return 0;
         } else {

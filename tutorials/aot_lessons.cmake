@@ -36,7 +36,7 @@ coconet_target_warnings(lesson_08_mpi)
 coconet_add_mpi_test(NAME lesson_08_mpi COMMAND lesson_08_mpi NP 3 LABELS tutorial TIMEOUT 120)
 
 add_executable(lesson_09_gpu lesson_09_gpu.cpp)
-target_link_libraries(lesson_09_gpu PRIVATE lesson_07_generator coconet ${CMAKE_DL_LIBS})
+target_link_libraries(lesson_09_gpu PRIVATE lesson_07_generator coconet)
 coconet_target_warnings(lesson_09_gpu)
 if (COCONET_HAVE_CUDA)
     add_coconet_library(lesson_07_sgd_cuda FROM lesson_07_aot_generate GENERATOR sgd_momentum

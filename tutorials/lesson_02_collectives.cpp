@@ -59,6 +59,24 @@ static bool run_and_check(const Program &p, int ranks, std::vector<RankBuffers> 
     return true;
 }
 
+// Runs `p` on 3 and then 4 thread ranks with run_and_check, and prints what
+// each rank of the run on 4 holds of the input `in` and the output `out`.
+// That run's buffers stay in `inputs` and `outputs`.
+static bool run_and_print(const Program &p, const char *in, const char *out,
+                          std::vector<RankBuffers> &inputs, std::vector<RankBuffers> &outputs) {
+    for (int ranks : {3, 4}) {
+        if (!run_and_check(p, ranks, inputs, outputs)) {
+            return false;
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        printf("  rank %d\n", r);
+        print_1d(in, inputs[r][in]);
+        print_1d(out, outputs[r][out]);
+    }
+    return true;
+}
+
 int main() {
     // Sizes that 3 and 4 ranks do not divide: slices are blocks of
     // ceil(n / R), the last one short.
@@ -78,16 +96,9 @@ int main() {
         DFunc g_sum = all_reduce(g, ReduceOp::Sum, "g_sum");
         Program p("all_reduce");
         p.output(g_sum, Replicated());
-        for (int ranks : {3, 4}) {
-            if (!run_and_check(p, ranks, inputs, outputs)) {
-                return 1;
-            }
-        }
         // Look at the run on 4 ranks: the inputs differ, the sums agree.
-        for (int r = 0; r < 4; r++) {
-            printf("  rank %d\n", r);
-            print_1d("g", inputs[r]["g"]);
-            print_1d("g_sum", outputs[r]["g_sum"]);
+        if (!run_and_print(p, "g", "g_sum", inputs, outputs)) {
+            return 1;
         }
         // The reference is an independent implementation, but it is worth
         // seeing once that it means what we think: the sum over the ranks, in
@@ -119,16 +130,9 @@ int main() {
         DFunc g_max = reduce_scatter(g, 0, ReduceOp::Max, "g_max");
         Program p("reduce_scatter");
         p.output(g_max, Sliced(0));
-        for (int ranks : {3, 4}) {
-            if (!run_and_check(p, ranks, inputs, outputs)) {
-                return 1;
-            }
-        }
         // On 4 ranks the slices are 2, 2, 2 and 1 elements long.
-        for (int r = 0; r < 4; r++) {
-            printf("  rank %d\n", r);
-            print_1d("g", inputs[r]["g"]);
-            print_1d("g_max", outputs[r]["g_max"]);
+        if (!run_and_print(p, "g", "g_max", inputs, outputs)) {
+            return 1;
         }
     }
 
@@ -148,15 +152,9 @@ int main() {
         DFunc gathered = all_gather(m_half, "gathered");
         Program p("all_gather");
         p.output(gathered, Replicated());
-        for (int ranks : {3, 4}) {
-            if (!run_and_check(p, ranks, inputs, outputs)) {
-                return 1;
-            }
-        }
-        for (int r = 0; r < 4; r++) {
-            printf("  rank %d\n", r);
-            print_1d("m", inputs[r]["m"]);
-            print_1d("gathered", outputs[r]["gathered"]);
+        // Each rank holds its slice of m, and all of the halved values after.
+        if (!run_and_print(p, "m", "gathered", inputs, outputs)) {
+            return 1;
         }
     }
 

@@ -15,49 +15,14 @@
 //
 //   cmake --build build --target lesson_04_fuse_adam && ./build/tutorials/lesson_04_fuse_adam
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include "Apps.h"
+#include "lesson_util.h"
 
 using namespace coconet;
 using Halide::Float;
 using Halide::Var;
-
-namespace {
-
-// The median wall-clock time of a few runs of `jit` on `ranks` thread ranks,
-// in milliseconds. The first run, not timed, compiles the fused kernels for
-// this rank count; `outputs` receives the last run's results.
-double median_ms(const JitProgram &jit, int ranks, const std::vector<RankBuffers> &inputs,
-                 std::vector<RankBuffers> &outputs) {
-    outputs = jit.run_threads(ranks, inputs);
-    std::vector<double> ms;
-    for (int rep = 0; rep < 5; rep++) {
-        auto t0 = std::chrono::steady_clock::now();
-        outputs = jit.run_threads(ranks, inputs);
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
-// Whether `outputs` equal `expected` bit for bit and every rank holds the same
-// copy of each Replicated output; prints what differs otherwise.
-bool matches(const char *what, const Program &p, const std::vector<RankBuffers> &outputs,
-             const std::vector<RankBuffers> &expected) {
-    const double err = max_abs_diff(outputs, expected);
-    if (err != 0 || !replicated_mismatches(p, outputs).empty()) {
-        printf("%s does not match the reference (max abs diff %g)\n", what, err);
-        return false;
-    }
-    return true;
-}
-
-} // namespace
 
 int main() {
     // A quarter of a million parameters: big enough that the time of a step
@@ -191,14 +156,9 @@ int main() {
 
     // The same compiled program runs on any rank count, including one that
     // does not divide n (the last slices are short) and a single rank.
-    for (int r : {1, 3}) {
-        const std::vector<RankBuffers> in = apps::optimizer_inputs(mine, r, 2);
-        if (!matches("my fused Adam", mine, jit.run_threads(r, in),
-                     Reference(reference_program).run(r, in))) {
-            return 1;
-        }
-        printf("my fused Adam on %d rank%s: bit-identical to the reference\n", r,
-               r == 1 ? "" : "s");
+    if (!matches_on("my fused Adam", jit, mine, reference_program, {1, 3},
+                    apps::optimizer_inputs)) {
+        return 1;
     }
 
     printf("Success!\n");

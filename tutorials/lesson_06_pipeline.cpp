@@ -15,6 +15,7 @@
 #include <string>
 
 #include "Apps.h"
+#include "lesson_util.h"
 
 using namespace coconet;
 using Halide::Float;
@@ -61,18 +62,6 @@ Program relay(int n, bool send_slices) {
     Program p(send_slices ? "relay_sliced" : "relay");
     p.output(y, Replicated(stages[1]));
     return p;
-}
-
-// Whether `outputs` equal `expected` bit for bit and every rank of a
-// Replicated output's group holds the same copy; prints what differs otherwise.
-bool matches(const std::string &what, const Program &p, const std::vector<RankBuffers> &outputs,
-             const std::vector<RankBuffers> &expected) {
-    const double err = max_abs_diff(outputs, expected);
-    if (err != 0 || !replicated_mismatches(p, outputs).empty()) {
-        printf("%s does not match the reference (max abs diff %g)\n", what.c_str(), err);
-        return false;
-    }
-    return true;
 }
 
 // The box of a 1-D buffer as the plan writes it, [min..end], or "nothing".

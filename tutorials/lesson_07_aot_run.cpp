@@ -14,7 +14,6 @@
 //   build/tutorials/lesson_07_sgd.coconet/lesson_07_sgd.h
 
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,26 +28,31 @@
 // objects in as well).
 #include "CoCoNet.h"
 
-using namespace coconet;
-
-// The arguments, in the order of the header's signature:
+// What lessons 7, 8 and 9 share about the library's data, explained here:
+//
+// Arg names the arguments, in the order of the header's signature:
 //   int lesson_07_sgd(coconet_comm *comm, halide_buffer_t *g, halide_buffer_t *w,
 //                     halide_buffer_t *m, halide_buffer_t *w_new, halide_buffer_t *m_new);
 // Inputs first, in the order generate() declared them, then the outputs in
 // the order it passed them to output().
-enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
+//
+// input_value(arg, rank, i) is an input's value at global index i. The
+// Replicated parameters and the Sliced momentum are one global value whatever
+// the rank, so they depend only on i; the Local gradients differ between
+// ranks, so they depend on the rank.
+//
+// allocate_rank_args(program, rank, ranks, global_mins) allocates each of a
+// rank's arguments with the box coconet_arg_box gives it (step 1 prints
+// them) and fills the inputs. With global_mins the buffer's min is the box's
+// min, so that x(i) is element i of the global array; without, it starts at
+// 0, which the library also accepts (it then takes the buffer as the rank's
+// box).
+//
+// library_program and to_rank_buffers serve the check against the reference
+// (steps 2 and 3).
+#include "lesson_07_sgd_data.h"
 
-// The inputs' values at global index i. The Replicated parameters and the
-// Sliced momentum are one global value whatever the rank, so they depend only
-// on i; the Local gradients differ between ranks, so they depend on the rank.
-float input_value(int arg, int rank, int i) {
-    switch (arg) {
-    case G: return 0.001f * (float)((i * 7 + rank * 13) % 17 - 8);
-    case W: return 1.0f - 0.001f * (float)i;
-    case M: return 0.01f * (float)(i % 5);
-    default: return 0.0f; // outputs: the library overwrites them
-    }
-}
+using namespace coconet;
 
 const char *layout_name(const coconet_value_info &v) {
     switch (v.layout) {
@@ -57,30 +61,6 @@ const char *layout_name(const coconet_value_info &v) {
         return "Sliced(0)"; // the only sliced dimension this 1-D program has
     default: return "Local";
     }
-}
-
-// One rank's buffers, indexed by Arg.
-using RankArgs = std::vector<Halide::Runtime::Buffer<float>>;
-
-// A rank allocates each argument with the box coconet_arg_box gives it. With
-// global_mins the buffer's min is the box's min, so that x(i) is element i of
-// the global array; without, it starts at 0, which the library also accepts
-// (it then takes the buffer as the rank's box).
-RankArgs allocate_rank_args(int rank, int ranks, bool global_mins) {
-    RankArgs args;
-    for (int a = 0; a < NUM_ARGS; a++) {
-        int32_t min[1], extent[1];
-        coconet_arg_box(lesson_07_sgd_program(), a, rank, ranks, min, extent);
-        Halide::Runtime::Buffer<float> b(extent[0]);
-        if (global_mins) {
-            b.set_min(min[0]);
-        }
-        for (int k = 0; k < extent[0]; k++) {
-            b(b.dim(0).min() + k) = input_value(a, rank, min[0] + k);
-        }
-        args.push_back(b);
-    }
-    return args;
 }
 
 struct Run {
@@ -100,7 +80,7 @@ Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
     for (int r = 0; r < ranks; r++) {
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world, r);
-            RankArgs a = allocate_rank_args(r, ranks, global_mins);
+            RankArgs a = allocate_rank_args(lesson_07_sgd_program(), r, ranks, global_mins);
             if (wrong_m_box) {
                 const int n =
                     lesson_07_sgd_program()->values[lesson_07_sgd_program()->args[M]].extents[0];
@@ -134,20 +114,15 @@ Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
 // Compares a run with the reference of `program` on the same inputs. The
 // reference works on maps from each value's name to a Halide::Buffer in
 // global coordinates; a Halide::Buffer can wrap the runtime buffers without
-// copying them.
+// copying them, which to_rank_buffers does.
 bool matches_reference(const Program &program, int ranks, const Run &run) {
-    const coconet_aot_program *p = lesson_07_sgd_program();
     std::vector<RankBuffers> inputs(ranks), got(ranks);
     for (int r = 0; r < ranks; r++) {
         if (run.status[r] != COCONET_OK) {
             printf("  rank %d failed: %s\n", r, run.errors[r].c_str());
             return false;
         }
-        for (int a = 0; a < NUM_ARGS; a++) {
-            const char *name = p->values[p->args[a]].name;
-            Halide::Runtime::Buffer<float> b = run.args[r][a];
-            (a < p->ninputs ? inputs : got)[r][name] = Halide::Buffer<float>(std::move(b));
-        }
+        to_rank_buffers(lesson_07_sgd_program(), run.args[r], inputs[r], got[r]);
     }
     const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
     const double err = max_abs_diff(got, want);
@@ -195,13 +170,12 @@ int main() {
     //
     // To check the library we need the Program it was compiled from. The
     // generator's objects are linked into this program, so its registration
-    // (COCONET_REGISTER_GENERATOR) put it in the registry: create it by the
-    // name the table records, give it the same parameters and build it. The
-    // schedule in it does not matter to the reference, which always runs
-    // the unscheduled meaning of the program.
-    std::unique_ptr<Generator> generator = GeneratorRegistry::create(p->generator);
-    generator->set_params(p->params);
-    const Program program = generator->build();
+    // (COCONET_REGISTER_GENERATOR) put it in the registry: library_program
+    // (lesson_07_sgd_data.h) creates it by the name the table records, gives
+    // it the same parameters and builds it. The schedule in it does not
+    // matter to the reference, which always runs the unscheduled meaning of
+    // the program.
+    const Program program = library_program(p);
     printf("Step 2: rebuilt program '%s' from the generator registry\n", program.name().c_str());
 
     // Step 3: run it on 1, 3 and 4 thread ranks.

@@ -16,7 +16,6 @@
 // Started without mpirun, it runs as a world of one rank.
 
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,49 +25,11 @@
 // For the reference only, as in lesson 7.
 #include "CoCoNet.h"
 
+// The arguments (Arg), the inputs' values, a rank's buffers and the helpers
+// for the reference check, as in lesson 7, which explains them.
+#include "lesson_07_sgd_data.h"
+
 using namespace coconet;
-
-// The arguments in the header's order (see lesson 7).
-enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
-
-// The inputs' values at global index i, the same as lesson 7's: every
-// process can compute any rank's inputs, which the reference needs below.
-float input_value(int arg, int rank, int i) {
-    switch (arg) {
-    case G: return 0.001f * (float)((i * 7 + rank * 13) % 17 - 8);
-    case W: return 1.0f - 0.001f * (float)i;
-    case M: return 0.01f * (float)(i % 5);
-    default: return 0.0f;
-    }
-}
-
-// Rank `rank`'s buffers: the box coconet_arg_box gives each argument, with
-// the box's min as the buffer's min (global coordinates).
-std::vector<Halide::Runtime::Buffer<float>> allocate_rank_args(int rank, int ranks) {
-    std::vector<Halide::Runtime::Buffer<float>> args;
-    for (int a = 0; a < NUM_ARGS; a++) {
-        int32_t min[1], extent[1];
-        coconet_arg_box(lesson_07_sgd_program(), a, rank, ranks, min, extent);
-        Halide::Runtime::Buffer<float> b(extent[0]);
-        b.set_min(min[0]);
-        for (int i = min[0]; i < min[0] + extent[0]; i++) {
-            b(i) = input_value(a, rank, i);
-        }
-        args.push_back(b);
-    }
-    return args;
-}
-
-// Splits rank buffers into the reference's inputs and outputs, by name.
-void to_rank_buffers(const std::vector<Halide::Runtime::Buffer<float>> &args, RankBuffers &inputs,
-                     RankBuffers &outputs) {
-    const coconet_aot_program *p = lesson_07_sgd_program();
-    for (int a = 0; a < NUM_ARGS; a++) {
-        Halide::Runtime::Buffer<float> b = args[a];
-        (a < p->ninputs ? inputs : outputs)[p->values[p->args[a]].name] =
-            Halide::Buffer<float>(std::move(b));
-    }
-}
 
 int main() {
     // Step 1: the communicator.
@@ -89,8 +50,10 @@ int main() {
     // Each process allocates only its own rank's box of every argument: the
     // whole gradients (its own, Local) and parameters (Replicated), but only
     // its slice of the momentum (Sliced(0)), which is all the memory the
-    // sharded optimizer state takes on a rank.
-    std::vector<Halide::Runtime::Buffer<float>> mine = allocate_rank_args(rank, ranks);
+    // sharded optimizer state takes on a rank. As in lesson 7, each buffer's
+    // min is its box's min, so that it is indexed in global coordinates.
+    const coconet_aot_program *p = lesson_07_sgd_program();
+    RankArgs mine = allocate_rank_args(p, rank, ranks);
 
     // Step 3: run the library, exactly as on thread ranks.
     const int status =
@@ -111,17 +74,14 @@ int main() {
     const double tolerance = ring ? 1e-5 : 0.0;
     double err = -1;
     if (status == COCONET_OK) {
-        std::unique_ptr<Generator> generator =
-            GeneratorRegistry::create(lesson_07_sgd_program()->generator);
-        generator->set_params(lesson_07_sgd_program()->params);
-        const Program program = generator->build();
+        const Program program = library_program(p);
         std::vector<RankBuffers> inputs(ranks), outputs(ranks);
         for (int r = 0; r < ranks; r++) {
-            to_rank_buffers(allocate_rank_args(r, ranks), inputs[r], outputs[r]);
+            to_rank_buffers(p, allocate_rank_args(p, r, ranks), inputs[r], outputs[r]);
         }
         const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
         RankBuffers got, unused;
-        to_rank_buffers(mine, unused, got);
+        to_rank_buffers(p, mine, unused, got);
         err = max_abs_diff({got}, {want[rank]});
     }
 

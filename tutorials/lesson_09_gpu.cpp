@@ -33,9 +33,6 @@
 #include <cstdio>
 
 #if LESSON_09_HAVE_CUDA
-#include <dlfcn.h>
-
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,38 +41,12 @@
 #include "HalideBuffer.h"
 #include "lesson_07_sgd_cuda.h"
 
+// The arguments (Arg), the inputs' values, a rank's buffers and the helpers
+// for the reference check, as in lessons 7 and 8 (lesson 7 explains them). The CUDA-target library
+// has the same arguments as lesson 7's, so the same code serves it.
+#include "lesson_07_sgd_data.h"
+
 using namespace coconet;
-
-// The arguments in the header's order (see lesson 7).
-enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
-
-// The inputs' values at global index i, as in lessons 7 and 8.
-float input_value(int arg, int rank, int i) {
-    switch (arg) {
-    case G: return 0.001f * (float)((i * 7 + rank * 13) % 17 - 8);
-    case W: return 1.0f - 0.001f * (float)i;
-    case M: return 0.01f * (float)(i % 5);
-    default: return 0.0f;
-    }
-}
-
-// Whether the CUDA driver is installed and sees a device. The driver
-// library is opened at run time rather than linked, so that this program
-// also starts on machines without it.
-bool gpu_available() {
-    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!cuda) {
-        return false;
-    }
-    using Init = int (*)(unsigned);
-    using Count = int (*)(int *);
-    auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
-    auto count = reinterpret_cast<Count>(dlsym(cuda, "cuDeviceGetCount"));
-    int n = 0;
-    const bool found = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
-    dlclose(cuda);
-    return found;
-}
 #endif
 
 int main() {
@@ -87,7 +58,12 @@ int main() {
     return 0;
 #else
     // Step 1: is there a GPU?
-    if (!gpu_available()) {
+    //
+    // coconet_gpu_count() (from the CoCoNet runtime) asks the CUDA driver how
+    // many devices it sees. It opens the driver library at run time rather
+    // than linking it, so this program also starts on machines without one,
+    // where it reports 0.
+    if (coconet_gpu_count() == 0) {
         printf("[SKIP] no GPU\n");
         return 0;
     }
@@ -102,7 +78,7 @@ int main() {
     // left an output on the GPU would copy it back before returning (the
     // program table carries its Halide runtime's copy_to_host for that).
     const int ranks = 2;
-    std::vector<std::vector<Halide::Runtime::Buffer<float>>> args(ranks);
+    std::vector<RankArgs> args(ranks);
     std::vector<int> status(ranks);
     std::vector<std::string> errors(ranks);
     coconet_threads_world *world = coconet_threads_world_create(ranks, 30.0);
@@ -110,17 +86,8 @@ int main() {
     for (int r = 0; r < ranks; r++) {
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world, r);
-            for (int a = 0; a < NUM_ARGS; a++) {
-                int32_t min[1], extent[1];
-                coconet_arg_box(p, a, r, ranks, min, extent);
-                Halide::Runtime::Buffer<float> b(extent[0]);
-                b.set_min(min[0]);
-                for (int i = min[0]; i < min[0] + extent[0]; i++) {
-                    b(i) = input_value(a, r, i);
-                }
-                args[r].push_back(b);
-            }
-            std::vector<Halide::Runtime::Buffer<float>> &a = args[r];
+            args[r] = allocate_rank_args(p, r, ranks);
+            RankArgs &a = args[r];
             status[r] =
                 lesson_07_sgd_cuda(comm, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
                                    a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
@@ -143,16 +110,10 @@ int main() {
 
     // Step 3: check it against the reference of the generator's program,
     // rebuilt through the registry as in lesson 7.
-    std::unique_ptr<Generator> generator = GeneratorRegistry::create(p->generator);
-    generator->set_params(p->params);
-    const Program program = generator->build();
+    const Program program = library_program(p);
     std::vector<RankBuffers> inputs(ranks), got(ranks);
     for (int r = 0; r < ranks; r++) {
-        for (int a = 0; a < NUM_ARGS; a++) {
-            Halide::Runtime::Buffer<float> b = args[r][a];
-            (a < p->ninputs ? inputs : got)[r][p->values[p->args[a]].name] =
-                Halide::Buffer<float>(std::move(b));
-        }
+        to_rank_buffers(p, args[r], inputs[r], got[r]);
     }
     const double err = max_abs_diff(got, Reference(program).run(ranks, inputs));
     printf("Step 3: %d ranks, w_new starts %.4f %.4f %.4f, max error against the reference %g\n",

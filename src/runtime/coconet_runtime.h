@@ -60,6 +60,11 @@ void coconet_mpi_comm_destroy(coconet_comm *comm);
 // Finalizes MPI if this runtime initialized it.
 void coconet_mpi_finalize(void);
 
+// ---- Devices. ----
+// How many CUDA devices the driver reports (0 without a driver or a device):
+// what GPU tests check before they run.
+int coconet_gpu_count(void);
+
 // ---- Any communicator. ----
 int coconet_comm_rank(const coconet_comm *comm);
 int coconet_comm_size(const coconet_comm *comm);
