@@ -146,7 +146,7 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
     coconet_user_assert(fn.updates().empty())
         << where << name()
         << " has update definitions; only a pure, element-wise definition runs inside a pass.";
-    coconet_user_assert(fn.args().size() == scatter->func.dimensions())
+    coconet_user_assert((int)fn.args().size() == scatter->func.dimensions())
         << where << name() << " has " << fn.args().size() << " dimensions and " << c.name << " has "
         << scatter->func.dimensions() << "; a fused Func is element-wise over it.";
     // Every read of the collective (any of its forms) must be at the Func's own indices.
