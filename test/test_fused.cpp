@@ -20,6 +20,13 @@ FuseOptions small_chunks() {
     return o;
 }
 
+// The message lowering a program with the single output `out` refuses with.
+std::string lowering_error(const DFunc &out, const Layout &layout) {
+    Program p("refused");
+    p.output(out, layout);
+    return message_of<UserError>([&] { lower(p); });
+}
+
 } // namespace
 
 TEST_CASE("fused schedules keep every app's result", "[schedules][fused]") {
@@ -201,9 +208,7 @@ TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][f
         DFunc r("r");
         r(i) = w(i) + t(i);
         r.fuse_with(t);
-        Program p("replicated");
-        p.output(r, Replicated());
-        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+        CHECK_THAT(lowering_error(r, Replicated()),
                    Contains("fuse_with(r, t_rs): r is Replicated, but the pass computes t_rs "
                             "(Sliced(0)) slice by slice; a fused Func must be sliced like it "
                             "(compute it on slices first with compute_sliced)."));
@@ -222,9 +227,7 @@ TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][f
         b(i, j) = a(i, 2 - j) * t2(i, j);
         a.fuse_with(t2);
         b.fuse_with(t2);
-        Program p("shifted");
-        p.output(b, Sliced(0));
-        CHECK_THAT(message_of<UserError>([&] { lower(p); }),
+        CHECK_THAT(lowering_error(b, Sliced(0)),
                    Contains("fuse_with(b, t_rs): b reads a, which is fused too, at other indices "
                             "than its own"));
     }
@@ -242,10 +245,8 @@ TEST_CASE("fuse_with checks layouts when the program is lowered", "[schedules][f
         b(i) = m(i) * t(i) * sum();
         a.fuse_with(t);
         b.fuse_with(t);
-        Program p("cycle");
-        p.output(b, Sliced(0));
         CHECK_THAT(
-            message_of<UserError>([&] { lower(p); }),
+            lowering_error(b, Sliced(0)),
             Contains("fuse_with(..., t_rs): the Funcs fused into the pass of t_rs read a value "
                      "that needs the pass's result (through "));
     }
@@ -323,9 +324,7 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         // The chunks run along the outermost dimension, which must not be sliced.
         DFunc scattered = reduce_scatter(p, 1, ReduceOp::Sum, "scattered");
         scattered.overlap(p, 2);
-        Program prog("outer_sliced");
-        prog.output(scattered, Sliced(1));
-        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+        CHECK_THAT(lowering_error(scattered, Sliced(1)),
                    Contains("overlap(scattered, p, 2): scattered is Sliced(1); the chunks run "
                             "along the outermost dimension 1, which must not be the sliced one."));
     }
@@ -335,9 +334,7 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         t.overlap(p, 2);
         DFunc both("both");
         both(i, j) = t(i, j) + p(i, j);
-        Program prog("shared_producer");
-        prog.output(both, Local());
-        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+        CHECK_THAT(lowering_error(both, Local()),
                    Contains("overlap(t, p, 2): p is also read by both"));
     }
     {
@@ -361,9 +358,7 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         pg(i, j) = xg(i, j) * 3.0f;
         DFunc tg = all_reduce(pg, ReduceOp::Sum, "tg");
         tg.overlap(pg, 2);
-        Program prog("group_overlap");
-        prog.output(tg, Replicated(halves[0]));
-        CHECK_THAT(message_of<UserError>([&] { lower(prog); }),
+        CHECK_THAT(lowering_error(tg, Replicated(halves[0])),
                    Contains("overlap(tg, pg, 2): tg lives on group 0 of world.split(2); only "
                             "collectives of the whole world are overlapped so far."));
     }
