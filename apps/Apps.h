@@ -92,6 +92,49 @@ struct PipelineConfig {
 // activations to stage 1. Output y(h, b) Replicated on stage 1.
 Program two_stage_pipeline(const PipelineConfig &c);
 
+// The fused computation-collective operators (apps/fused_ops.cpp). Each has
+// a tile dimension (outermost); overlap > 0 computes its producer and runs
+// its collective in that many chunks of tiles, a chunk moving while the next
+// is computed.
+
+struct EmbeddingConfig {
+    int dim = 8, rows = 50, tables = 7, bag = 3; // embedding width, rows per table
+    int tile = 6, tiles = 4;                     // samples per tile
+    int overlap = 0;
+    bool producer_only = false; // output pooled (Sliced(2)), for a baseline
+};
+
+// DLRM-style embedding lookup and sum pooling, then all_to_all: inputs
+// tables(e, row, t) Sliced(2), indices(k, s, t, j) Replicated (sample s of
+// tile j); output pooled_a2a(e, s, t, j) Sliced(1): each rank gets its
+// samples' pooled embeddings of every table.
+Program embedding_all_to_all(const EmbeddingConfig &c);
+
+struct GemvConfig {
+    int tile = 16, tiles = 4, cols = 40; // rows = tile * tiles
+    Schedule schedule = Schedule::None;  // Split / Fused: as the Megatron block
+    FuseOptions fuse;
+    int overlap = 0;
+    bool producer_only = false; // output partial (Local), for a baseline
+};
+
+// Model-parallel GEMV then all_reduce and a bias: inputs w(o, j, k) Sliced(2)
+// (row o of tile j), x(k) Sliced(0), bias(o, j) Replicated; output y(o, j)
+// Replicated.
+Program gemv_all_reduce(const GemvConfig &c);
+
+struct GemmConfig {
+    int hidden = 12, out = 10, experts = 7; // tokens' width in and out
+    int capacity = 6, tiles = 4;            // token slots per expert and tile
+    int overlap = 0;
+    bool producer_only = false; // output expert_out (Sliced(2)), for a baseline
+};
+
+// Mixture-of-experts GEMM then all_to_all: inputs tokens(k, s, x, j) and
+// w(h, k, x), both Sliced(2) (experts); output routed(h, s, x, j) Sliced(1):
+// each rank gets every expert's output for its token slots.
+Program gemm_all_to_all(const GemmConfig &c);
+
 using InputMaker = std::function<std::vector<RankBuffers>(const Program &, int, uint32_t)>;
 
 // make_inputs, with the optimizers' second moment v made non-negative as it

@@ -20,7 +20,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
                       int chunk_dim = -1) {
     const CollectiveDesc &c = *f.collective;
     const FuncInfo &src = a.of(c.source.get());
-    int arg_a = -1, arg_b = -1;
+    int arg_a = -1, arg_b = -1, root = c.root;
     switch (c.kind) {
     case CollectiveKind::ReduceScatter:
         arg_a = c.dim;
@@ -35,13 +35,14 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     case CollectiveKind::AllToAll:
         arg_a = c.dim;
         arg_b = c.concat_dim;
+        root = chunk_dim;
         break;
     default: break;
     }
     std::vector<Halide::ExternFuncArgument> args;
     args.emplace_back(uc);
     args.emplace_back(StringImm::make(f.name));
-    for (int v : {(int)c.kind, (int)c.op, c.root, arg_a, arg_b, src.layout.group.nsplit,
+    for (int v : {(int)c.kind, (int)c.op, root, arg_a, arg_b, src.layout.group.nsplit,
                   src.layout.group.index, c.dst.index}) {
         args.emplace_back(Expr(v));
     }
@@ -414,6 +415,15 @@ private:
         return -1;
     }
 
+    // "4 tiles of 2 along dimension 1" for collective f overlapped in chunks.
+    std::string chunking(const DFuncContents &f) const {
+        const std::vector<int> &n = analysis.of(&f).extents;
+        const int chunks = overlap_chunks(f), dim = (int)n.size() - 1;
+        const int size = std::max(1, (n[dim] + chunks - 1) / chunks);
+        return std::to_string((n[dim] + size - 1) / size) + " tiles of " + std::to_string(size) +
+               " along dimension " + std::to_string(dim);
+    }
+
     // Checks that collective f (overlapped in `chunks`) and its producer p
     // can run chunk by chunk: "overlap(f, p, k): " prefixes the messages.
     std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks) {
@@ -425,6 +435,11 @@ private:
             << where << f.name << " is " << info.layout.to_string()
             << "; the chunks run along the outermost dimension " << c
             << ", which must not be the sliced one.";
+        const Layout &from = analysis.of(p).layout;
+        coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != c)
+            << where << p->name << " is " << from.to_string()
+            << "; the chunks run along the outermost dimension " << c
+            << ", which must not be the one its ranks are sliced along.";
         coconet_user_assert(node.at(p) == Node::Halide && p->kind == FuncKind::Compute)
             << where << p->name << " is not computed by a Halide pipeline.";
         for (const DFuncContents *other : live_in_order()) {
@@ -514,9 +529,10 @@ private:
                 step.note = slice_reads(*f);
                 if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
                     step.note += "overlapped with " + reads_of(*f)[0]->name + ": " +
-                                 std::to_string(overlap_chunks(*f)) +
-                                 " chunks of the outermost dimension, the next chunk computed "
-                                 "while this one moves";
+                                 chunking(*f) + ", the next tile computed while this one moves";
+                    if (f->collective->kind == CollectiveKind::AllToAll) {
+                        step.note += " (each tile sent to its ranks as soon as it is computed)";
+                    }
                 }
                 break;
             }
@@ -541,9 +557,7 @@ private:
                         step.note +=
                             "; overlapped with " +
                             scheduled_target(nullptr, *f->collective->source, analysis)->name +
-                            ": " + std::to_string(chunks) +
-                            " chunks of the outermost dimension, the next chunk computed "
-                            "while this one is reduced";
+                            ": " + chunking(*f) + ", the next tile computed while this one is reduced";
                     }
                 } else if (group.gathers(*f)) {
                     step.note = "written into every rank's copy by the fused pass of " +

@@ -40,7 +40,11 @@ std::string step_line(const PlanStep &step, const Analysis &a, int world_size) {
             c.kind == CollectiveKind::Reduce) {
             s << "<" << to_string(c.op) << ">";
         }
-        s << "(" << c.source->name << ")";
+        s << "(" << c.source->name;
+        if (c.kind == CollectiveKind::AllToAll) {
+            s << ", split " << c.dim << ", concat " << c.concat_dim;
+        }
+        s << ")";
         break;
     }
     }

@@ -199,14 +199,16 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
     const DFuncContents &c = *contents;
     const std::string where =
         "overlap(" + c.name + ", " + producer.name() + ", " + std::to_string(chunks) + "): ";
-    const bool reduces =
+    const bool chunkable =
         c.kind == FuncKind::Collective && (c.collective->kind == CollectiveKind::AllReduce ||
-                                           c.collective->kind == CollectiveKind::ReduceScatter);
-    coconet_user_assert(reduces)
+                                           c.collective->kind == CollectiveKind::ReduceScatter ||
+                                           c.collective->kind == CollectiveKind::AllToAll);
+    coconet_user_assert(chunkable)
         << where << c.name << " is "
         << (c.kind == FuncKind::Collective ? with_article(to_string(c.collective->kind))
                                            : std::string("not a collective"))
-        << "; only an all_reduce or a reduce_scatter is overlapped with its producer.";
+        << "; only an all_reduce, a reduce_scatter or an all_to_all is overlapped with its "
+           "producer.";
     coconet_user_assert(c.collective->source == producer.get_contents())
         << where << c.name << " reads " << c.collective->source->name << ", not " << producer.name()
         << "; a collective overlaps with the Func it reads.";

@@ -290,12 +290,12 @@ TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
     mlp.overlap = 4;
     CHECK_THAT(print_plan(lower(apps::megatron_mlp(mlp)), 2),
                Contains("collective summed_rs = reduce_scatter<sum>(partial)  Sliced(0)  "
-                        "r0:[0..8,0..8] r1:[8..16,0..8]  [overlapped with partial: 4 chunks of "
-                        "the outermost dimension"));
+                        "r0:[0..8,0..8] r1:[8..16,0..8]  [overlapped with partial: 4 tiles of "
+                        "2 along dimension 1, the next tile computed while this one moves]"));
     mlp.schedule = apps::Schedule::Fused;
     const std::string fused = print_plan(lower(apps::megatron_mlp(mlp)), 2);
     CHECK_THAT(fused, Contains("computes y_sliced in the same pass; overlapped with partial: 4 "
-                               "chunks of the outermost dimension"));
+                               "tiles of 2 along dimension 1"));
     CHECK_THAT(fused, Contains("kernel     partial  Local  r0:[0..16,0..8] r1:[0..16,0..8]  "
                                "[computed chunk by chunk, overlapped with the fused pass of "
                                "summed_rs]"));
@@ -310,8 +310,8 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
     q(i, j) = x(i, j) + 1.0f;
     DFunc total = all_reduce(p, ReduceOp::Sum, "total");
     CHECK_THAT(message_of<UserError>([&] { p.overlap(p, 2); }),
-               Contains("overlap(p, p, 2): p is not a collective; only an all_reduce or a "
-                        "reduce_scatter is overlapped with its producer."));
+               Contains("overlap(p, p, 2): p is not a collective; only an all_reduce, a "
+                        "reduce_scatter or an all_to_all is overlapped with its producer."));
     CHECK_THAT(message_of<UserError>([&] { all_gather(s, "g").overlap(p, 2); }),
                Contains("overlap(g, p, 2): g is an all_gather"));
     CHECK_THAT(message_of<UserError>([&] { total.overlap(q, 2); }),
@@ -327,6 +327,19 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         CHECK_THAT(lowering_error(scattered, Sliced(1)),
                    Contains("overlap(scattered, p, 2): scattered is Sliced(1); the chunks run "
                             "along the outermost dimension 1, which must not be the sliced one."));
+    }
+    {
+        // An all_to_all whose input is sliced along the chunks' dimension:
+        // each chunk would be computed by the few ranks owning it.
+        DFunc s1 = input("s1", Halide::Float(32), {6, 5}, Sliced(1));
+        DFunc ps("ps");
+        ps(i, j) = s1(i, j) * 2.0f;
+        DFunc moved = all_to_all(ps, 0, 1, "moved");
+        moved.overlap(ps, 2);
+        CHECK_THAT(lowering_error(moved, Sliced(0)),
+                   Contains("overlap(moved, ps, 2): ps is Sliced(1); the chunks run along the "
+                            "outermost dimension 1, which must not be the one its ranks are "
+                            "sliced along."));
     }
     {
         // A producer that others read too cannot be computed in chunks.

@@ -65,7 +65,7 @@ int main() {
     //
     // In the plan below, the kernel `partial` (the second MatMul) is
     // "computed chunk by chunk, overlapped with the fused pass of
-    // summed_rs", and the pass itself says how many chunks of the outermost
+    // summed_rs", and the pass itself says how many tiles of the outermost
     // dimension (the batch) it runs in. While the pass reduces chunk j, a
     // second thread of the rank computes chunk j + 1 of the MatMul.
     config.schedule = apps::Schedule::Fused;

@@ -124,6 +124,8 @@ Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a,
     }
     if (kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER) {
         op.chunk_dim = b;
+    } else if (kind == COCONET_ALL_TO_ALL) {
+        op.chunk_dim = root;
     }
     op.peer_inputs.assign(world_size, nullptr);
     return op;
@@ -167,6 +169,9 @@ std::string Op::check_args() const {
     } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(b) || b == a)) {
         e << "dimension b = " << b << " must be a dimension of a " << dims
           << "-D buffer other than a = " << a;
+    } else if (kind == COCONET_ALL_TO_ALL && root != -1 && (!is_dim(root) || root == a || root == b)) {
+        e << "chunk dimension root = " << root << " is neither -1 nor a dimension of a " << dims
+          << "-D buffer other than a = " << a << " and b = " << b;
     } else if (kind == COCONET_SEND_RECV && a != -1 && !is_dim(a)) {
         e << "dimension a = " << a << " is neither -1 nor a dimension of a " << dims << "-D buffer";
     } else if (kind == COCONET_SEND_RECV && b == 1 && a >= 0) {
@@ -210,6 +215,21 @@ std::string Op::check_buffers(int rank, const halide_buffer_t *in,
         e << "the output asks for " << box_of(out).to_string() << " but this rank can produce "
           << output_limit(rank).to_string();
     }
+    return e.str();
+}
+
+std::string Op::check_chunked_input(int rank) const {
+    if (kind != COCONET_ALL_TO_ALL || chunk_dim < 0 || !src.has(rank) ||
+        !input_box(rank).empty()) {
+        return "";
+    }
+    // Halide computes at least one element of a producer computed inside
+    // the chunk loop, which would read outside this rank's empty slice.
+    std::ostringstream e;
+    e << "it is overlapped in chunks, but this rank holds no part of its input (dimension " << b
+      << " of extent " << n[b] << " in slices of " << slice_of(n[b], src.size, 0).size()
+      << " over " << src.size << " ranks); an overlapped all_to_all needs every rank to hold "
+      << "part of its input: run it on another number of ranks, or without overlap";
     return e.str();
 }
 

@@ -42,6 +42,10 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
         return invalid(problem);
     }
     if (in->host == nullptr && in->device == 0) {
+        problem = o.check_chunked_input(comm->rank);
+        if (!problem.empty()) {
+            return invalid(problem);
+        }
         coconet_rt::set_box(in, o.input_box(comm->rank));
         return COCONET_OK;
     }

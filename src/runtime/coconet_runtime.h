@@ -114,6 +114,8 @@ int32_t coconet_size(void *user_context);
 //   BROADCAST(root):         in full box -> out[x] = in_root[x] (root is a group rank).
 //   REDUCE(op, root):        in full box -> out[x] = reduction on root, op's identity elsewhere.
 //   ALL_TO_ALL(a=d, b=e):    in = slice along e (full along d) -> out = sub-box of slice along d.
+//                            root >= 0 makes the call one chunk along dimension root (neither
+//                            a nor b), as b does for the two above; root = -1: the whole value.
 //   SEND_RECV(a = sliced dim of the value or -1, b = 1 for a Local value, dst_group):
 //                            from `group` to `dst_group` (same nsplit). A sliced value is
 //                            re-sliced: each receiver gets its slice (by its rank in

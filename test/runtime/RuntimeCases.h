@@ -480,7 +480,7 @@ std::vector<Case> make_cases(int R) {
                     c.kind = COCONET_BROADCAST, c.a = -1, c.root = (a + 1) % gsize;
                     add(c);
                     if (s.dims >= 2) {
-                        c.kind = COCONET_ALL_TO_ALL, c.root = 0;
+                        c.kind = COCONET_ALL_TO_ALL, c.root = -1;
                         c.a = a, c.b = a == 0 ? 1 : 0;
                         add(c);
                         c.a = c.b, c.b = a;

@@ -1,0 +1,130 @@
+// The fused computation-collective operators of Punniyamurthy et al. (SC24),
+// written as ordinary algorithms: a producer (embedding pooling, GEMV, GEMM)
+// followed by the collective that consumes it. Their schedules overlap the
+// two tile by tile: each tile is handed to the collective as soon as it is
+// computed while the next one is computed.
+//
+// The row (or sample) dimension of each operator is written as two
+// dimensions, (within tile, tile), a reshape of the usual one: the overlap
+// chunks the outermost (tiles), and the collective distributes within tiles.
+#include "Apps.h"
+
+namespace coconet {
+namespace apps {
+
+using Halide::Float;
+using Halide::Int;
+using Halide::RDom;
+using Halide::Var;
+
+namespace {
+
+const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+
+} // namespace
+
+Program embedding_all_to_all(const EmbeddingConfig &c) {
+    // Tables are sliced across ranks (model parallel); every rank has the
+    // indices of the whole batch.
+    DFunc tables = input("tables", Float(32), {c.dim, c.rows, c.tables}, Sliced(2));
+    DFunc indices = input("indices", Int(32), {c.bag, c.tile, c.tables, c.tiles}, Replicated());
+    Var e("e"), s("s"), t("t"), j("j");
+
+    // Sum pooling of a bag of rows per sample and table; an index out of
+    // range wraps around (Euclidean modulo), so any index is a row.
+    RDom k(0, c.bag, "k");
+    DFunc pooled("pooled");
+    pooled(e, s, t, j) = 0.0f;
+    pooled(e, s, t, j) += tables(e, indices(k, s, t, j) % c.rows, t);
+
+    pooled.func().vectorize(e, 8, guard);
+    pooled.func().update().reorder(e, k, s, t, j).vectorize(e, 8, guard);
+    Program p("embedding_all_to_all");
+    if (c.producer_only) {
+        p.output(pooled, Sliced(2));
+        return p;
+    }
+
+    // Samples go back to their ranks (sliced within each tile), with every
+    // table's pooled embedding.
+    DFunc out = all_to_all(pooled, 1, 2, "pooled_a2a");
+    if (c.overlap > 0) {
+        out.overlap(pooled, c.overlap);
+    }
+    p.output(out, Sliced(1));
+    return p;
+}
+
+Program gemv_all_reduce(const GemvConfig &c) {
+    // Model-parallel decoding: the weight is sliced along the contraction,
+    // so each rank's product is a partial sum. Output rows are (row within
+    // tile, tile).
+    DFunc w = input("w", Float(32), {c.tile, c.tiles, c.cols}, Sliced(2));
+    DFunc x = input("x", Float(32), {c.cols}, Sliced(0));
+    DFunc bias = input("bias", Float(32), {c.tile, c.tiles}, Replicated());
+    Var o("o"), j("j");
+
+    RDom k(0, c.cols, "k");
+    DFunc partial("partial");
+    partial(o, j) = 0.0f;
+    partial(o, j) += w(o, j, k) * x(k);
+    // Each tile's rows as vectors, the contraction outside them: one pass
+    // over the weight, every sum in the reference's order.
+    partial.func().vectorize(o, 8, guard);
+    partial.func().update().reorder(o, k, j).vectorize(o, 8, guard);
+    Program p("gemv_all_reduce");
+    if (c.producer_only) {
+        p.output(partial, Local());
+        return p;
+    }
+
+    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    DFunc y("y");
+    y(o, j) = summed(o, j) + bias(o, j);
+
+    if (c.schedule != Schedule::None) {
+        summed.split_collective(0);
+        y.compute_sliced();
+    }
+    if (c.overlap > 0) {
+        summed.overlap(partial, c.overlap);
+    }
+    if (c.schedule == Schedule::Fused) {
+        // The bias is added in the reduce step, and the gather writes y.
+        y.fuse_with(summed, c.fuse);
+    }
+    p.output(y, Replicated());
+    return p;
+}
+
+Program gemm_all_to_all(const GemmConfig &c) {
+    // Mixture of experts: experts are sliced across ranks, each with the
+    // tokens dispatched to it (capacity slots, sliced within each tile by
+    // the rank the token came from).
+    DFunc tokens = input("tokens", Float(32), {c.hidden, c.capacity, c.experts, c.tiles}, Sliced(2));
+    DFunc w = input("w", Float(32), {c.out, c.hidden, c.experts}, Sliced(2));
+    Var h("h"), s("s"), x("x"), j("j");
+
+    RDom k(0, c.hidden, "k");
+    DFunc expert_out("expert_out");
+    expert_out(h, s, x, j) = 0.0f;
+    expert_out(h, s, x, j) += w(h, k, x) * tokens(k, s, x, j);
+    expert_out.func().vectorize(h, 8, guard);
+    expert_out.func().update().reorder(h, k, s, x, j).vectorize(h, 8, guard);
+    Program p("gemm_all_to_all");
+    if (c.producer_only) {
+        p.output(expert_out, Sliced(2));
+        return p;
+    }
+
+    // Expert outputs go back to their tokens' ranks.
+    DFunc out = all_to_all(expert_out, 1, 2, "routed");
+    if (c.overlap > 0) {
+        out.overlap(expert_out, c.overlap);
+    }
+    p.output(out, Sliced(1));
+    return p;
+}
+
+} // namespace apps
+} // namespace coconet
