@@ -68,8 +68,7 @@ struct MlpParts {
     DFunc x, w1, w2, b2, partial;
 };
 MlpParts megatron_partial(const MlpConfig &c);
-DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed,
-                        const DFunc &b2);
+DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed, const DFunc &b2);
 
 // Megatron-style MLP block: y = x + dropout(all_reduce(gelu(x W1) W2) + b2), with
 // W1 sliced by columns and W2 by rows, so the second MatMul yields Local partial

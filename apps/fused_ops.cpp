@@ -101,7 +101,8 @@ Program gemm_all_to_all(const GemmConfig &c) {
     // Mixture of experts: experts are sliced across ranks, each with the
     // tokens dispatched to it (capacity slots, sliced within each tile by
     // the rank the token came from).
-    DFunc tokens = input("tokens", Float(32), {c.hidden, c.capacity, c.experts, c.tiles}, Sliced(2));
+    DFunc tokens =
+        input("tokens", Float(32), {c.hidden, c.capacity, c.experts, c.tiles}, Sliced(2));
     DFunc w = input("w", Float(32), {c.out, c.hidden, c.experts}, Sliced(2));
     Var h("h"), s("s"), x("x"), j("j");
 

@@ -528,8 +528,8 @@ private:
                 step.segment = it->second;
                 step.note = slice_reads(*f);
                 if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
-                    step.note += "overlapped with " + reads_of(*f)[0]->name + ": " +
-                                 chunking(*f) + ", the next tile computed while this one moves";
+                    step.note += "overlapped with " + reads_of(*f)[0]->name + ": " + chunking(*f) +
+                                 ", the next tile computed while this one moves";
                     if (f->collective->kind == CollectiveKind::AllToAll) {
                         step.note += " (each tile sent to its ranks as soon as it is computed)";
                     }
@@ -557,7 +557,8 @@ private:
                         step.note +=
                             "; overlapped with " +
                             scheduled_target(nullptr, *f->collective->source, analysis)->name +
-                            ": " + chunking(*f) + ", the next tile computed while this one is reduced";
+                            ": " + chunking(*f) +
+                            ", the next tile computed while this one is reduced";
                     }
                 } else if (group.gathers(*f)) {
                     step.note = "written into every rank's copy by the fused pass of " +

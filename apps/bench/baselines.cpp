@@ -1,7 +1,10 @@
 #include "Baselines.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #ifdef COCONET_HAS_MPI
 #include <mpi.h>
@@ -30,6 +33,64 @@ void library_all_reduce(coconet_comm *comm, float *in, float *out, int64_t n) {
     const int status =
         coconet_collective(comm, "baseline_all_reduce", COCONET_ALL_REDUCE, COCONET_SUM, 0, 0, -1,
                            1, 0, 0, (int32_t)n, 1, 1, 1, &bin, &bout);
+    if (status != COCONET_OK) {
+        throw RuntimeError(coconet_comm_last_error(comm));
+    }
+}
+
+#ifdef COCONET_HAS_MPI
+namespace {
+
+// A rank's part of [0, n) in slices of ceil(n / size).
+std::pair<int, int> slice(int n, int size, int rank) {
+    const int b = (n + size - 1) / size;
+    return {std::min(n, rank * b), std::min(n, (rank + 1) * b)};
+}
+
+} // namespace
+#endif
+
+void library_all_to_all(coconet_comm *comm, Halide::Buffer<float> in, Halide::Buffer<float> out,
+                        const int32_t *n, int split, int concat) {
+#ifdef COCONET_HAS_MPI
+    if (std::strcmp(coconet_comm_backend(comm), "mpi") == 0) {
+        const int size = coconet_comm_size(comm);
+        // Part q of what this rank sends: its input's slice q along split;
+        // what it receives from q: q's slice along concat of its output.
+        std::vector<Halide::Buffer<float>> send, recv;
+        std::vector<int> scount(size), sdispl(size), rcount(size), rdispl(size);
+        int stotal = 0, rtotal = 0;
+        for (int q = 0; q < size; q++) {
+            const auto s = slice(n[split], size, q), c = slice(n[concat], size, q);
+            send.push_back(in.cropped(split, s.first, s.second - s.first).copy());
+            recv.push_back(out.cropped(concat, c.first, c.second - c.first).copy());
+            scount[q] = (int)send[q].number_of_elements();
+            rcount[q] = (int)recv[q].number_of_elements();
+            sdispl[q] = stotal;
+            rdispl[q] = rtotal;
+            stotal += scount[q];
+            rtotal += rcount[q];
+        }
+        std::vector<float> sbuf(stotal), rbuf(rtotal);
+        for (int q = 0; q < size; q++) {
+            std::copy(send[q].begin(), send[q].end(), sbuf.begin() + sdispl[q]);
+        }
+        coconet_user_assert(MPI_Alltoallv(sbuf.data(), scount.data(), sdispl.data(), MPI_FLOAT,
+                                          rbuf.data(), rcount.data(), rdispl.data(), MPI_FLOAT,
+                                          MPI_COMM_WORLD) == MPI_SUCCESS)
+            << "MPI_Alltoallv failed on rank " << coconet_comm_rank(comm);
+        for (int q = 0; q < size; q++) {
+            std::copy(rbuf.begin() + rdispl[q], rbuf.begin() + rdispl[q] + rcount[q],
+                      recv[q].begin());
+            out.copy_from(recv[q]);
+        }
+        return;
+    }
+#endif
+    const int status = coconet_collective(
+        comm, "baseline_all_to_all", COCONET_ALL_TO_ALL, COCONET_SUM, -1, split, concat, 1, 0, 0,
+        n[0], in.dimensions() > 1 ? n[1] : 1, in.dimensions() > 2 ? n[2] : 1,
+        in.dimensions() > 3 ? n[3] : 1, in.raw_buffer(), out.raw_buffer());
     if (status != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));
     }

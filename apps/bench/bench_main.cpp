@@ -72,7 +72,10 @@ double bytes_per_element(const std::string &app, int ranks) {
 }
 
 const char *main_output(const std::string &app) {
-    return app == "adam" || app == "lamb" ? "w_new" : "y";
+    return app == "adam" || app == "lamb"  ? "w_new"
+           : app == "embedding_all_to_all" ? "pooled_a2a"
+           : app == "gemm_all_to_all"      ? "routed"
+                                           : "y";
 }
 
 // Deterministic inputs in [0, 1): a hash of the name, the global index and,
@@ -132,9 +135,18 @@ struct AotCall {
                     for (int d = 0; d < v.dims; d++) {
                         box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
                     }
-                    Halide::Buffer<> b = allocate_box(Halide::Float(32), box);
-                    fill(Halide::Buffer<float>(b), v.name, rank, v.layout == COCONET_LAYOUT_LOCAL,
-                         v.extents);
+                    const bool local = v.layout == COCONET_LAYOUT_LOCAL;
+                    Halide::Buffer<> b = allocate_box(
+                        Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
+                    if (b.type() == Halide::Int(32)) {
+                        // Indices: any integer (the operators wrap them around).
+                        Halide::Buffer<float> f = allocate_box(Halide::Float(32), box);
+                        fill(f, v.name, rank, local, v.extents);
+                        Halide::Buffer<int32_t>(b).for_each_element(
+                            [&](const int *x) { b.as<int32_t>()(x) = (int32_t)(f(x) * 1e6f); });
+                    } else {
+                        fill(Halide::Buffer<float>(b), v.name, rank, local, v.extents);
+                    }
                     buffers[v.name] = b;
                 }
             }
@@ -259,6 +271,9 @@ private:
 
     Variant baseline(const std::string &app, int64_t n,
                      const std::map<std::string, const Entry *> &v) {
+        if (v.count("baseline_producer")) {
+            return producer_baseline(app, v);
+        }
         if (app == "megatron_mlp") {
             auto partial = std::make_shared<AotCall>(v.at("baseline_partial")->program, comm_);
             Halide::Buffer<float> summed(partial->buffers.at("partial").dim(0).extent(),
@@ -306,14 +321,58 @@ private:
                 [s] { return Halide::Buffer<>(s->w_new); }};
     }
 
+    // A fused operator's baseline: its producer (an AOT library of the same
+    // Halide code), then the collective library's all_to_all, or its
+    // all-reduce and the bias.
+    Variant producer_baseline(const std::string &app,
+                              const std::map<std::string, const Entry *> &v) {
+        const coconet_aot_program *p = v.at("baseline_producer")->program;
+        auto producer = std::make_shared<AotCall>(p, comm_);
+        const coconet_value_info &info = p->values[p->args[p->ninputs]];
+        Halide::Buffer<float> produced(producer->buffers.at(info.name));
+        if (app == "gemv_all_reduce") {
+            Halide::Buffer<float> summed(produced.dim(0).extent(), produced.dim(1).extent());
+            Halide::Buffer<float> bias = summed.copy(), y = summed.copy();
+            fill(bias, "bias", rank_, false, info.extents);
+            return {[this, producer, produced, summed, bias, y]() mutable {
+                        (*producer)(comm_);
+                        bench::library_all_reduce(comm_, produced.data(), summed.data(),
+                                                  (int64_t)produced.number_of_elements());
+                        const int64_t count = y.number_of_elements();
+                        const float *s = summed.data(), *b = bias.data();
+                        float *out = y.data();
+#pragma omp simd
+                        for (int64_t i = 0; i < count; i++) {
+                            out[i] = s[i] + b[i];
+                        }
+                    },
+                    [y] { return Halide::Buffer<>(y); }};
+        }
+        // Both all_to_all operators split dimension 1 and concatenate 2.
+        std::vector<Range> box;
+        for (int d = 0; d < info.dims; d++) {
+            const int b = (info.extents[1] + size_ - 1) / size_;
+            box.push_back(d == 1 ? Range{std::min(info.extents[1], rank_ * b),
+                                         std::min(info.extents[1], (rank_ + 1) * b)}
+                                 : Range{0, info.extents[d]});
+        }
+        Halide::Buffer<float> out = allocate_box(Halide::Float(32), box);
+        return {[this, producer, produced, out, info]() mutable {
+                    (*producer)(comm_);
+                    bench::library_all_to_all(comm_, produced, out, info.extents, 1, 2);
+                },
+                [out] { return Halide::Buffer<>(out); }};
+    }
+
     void run_case(const std::string &app, int64_t n,
                   const std::map<std::string, const Entry *> &variants) {
         if (app == "pipeline_stage" && size_ < 2) {
             say("[bench] %s needs 2 ranks or more: skipped\n", app.c_str());
             return;
         }
-        const bool has_baseline =
-            app == "adam" || app == "lamb" || variants.count("baseline_partial");
+        const bool has_baseline = app == "adam" || app == "lamb" ||
+                                  variants.count("baseline_partial") ||
+                                  variants.count("baseline_producer");
         Halide::Buffer<> reference;
         double scale = 1;
         for (const char *name : {"unscheduled", "coconet", "baseline"}) {
@@ -362,7 +421,7 @@ private:
                  diff};
         const std::string ratio =
             r.t_min > 0 ? "  T/T_min " + std::to_string(r.median / r.t_min).substr(0, 5) : "";
-        say("[bench] %-14s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
+        say("[bench] %-20s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
             "%s  max diff %.2g\n",
             app.c_str(), variant, r.backend.c_str(), size_, (int)std::log2((double)n),
             r.median * 1e3, r.min * 1e3, r.max * 1e3, ratio.c_str(), diff);

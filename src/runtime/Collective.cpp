@@ -169,7 +169,8 @@ std::string Op::check_args() const {
     } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(b) || b == a)) {
         e << "dimension b = " << b << " must be a dimension of a " << dims
           << "-D buffer other than a = " << a;
-    } else if (kind == COCONET_ALL_TO_ALL && root != -1 && (!is_dim(root) || root == a || root == b)) {
+    } else if (kind == COCONET_ALL_TO_ALL && root != -1 &&
+               (!is_dim(root) || root == a || root == b)) {
         e << "chunk dimension root = " << root << " is neither -1 nor a dimension of a " << dims
           << "-D buffer other than a = " << a << " and b = " << b;
     } else if (kind == COCONET_SEND_RECV && a != -1 && !is_dim(a)) {
@@ -219,16 +220,15 @@ std::string Op::check_buffers(int rank, const halide_buffer_t *in,
 }
 
 std::string Op::check_chunked_input(int rank) const {
-    if (kind != COCONET_ALL_TO_ALL || chunk_dim < 0 || !src.has(rank) ||
-        !input_box(rank).empty()) {
+    if (kind != COCONET_ALL_TO_ALL || chunk_dim < 0 || !src.has(rank) || !input_box(rank).empty()) {
         return "";
     }
     // Halide computes at least one element of a producer computed inside
     // the chunk loop, which would read outside this rank's empty slice.
     std::ostringstream e;
     e << "it is overlapped in chunks, but this rank holds no part of its input (dimension " << b
-      << " of extent " << n[b] << " in slices of " << slice_of(n[b], src.size, 0).size()
-      << " over " << src.size << " ranks); an overlapped all_to_all needs every rank to hold "
+      << " of extent " << n[b] << " in slices of " << slice_of(n[b], src.size, 0).size() << " over "
+      << src.size << " ranks); an overlapped all_to_all needs every rank to hold "
       << "part of its input: run it on another number of ranks, or without overlap";
     return e.str();
 }
