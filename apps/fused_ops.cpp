@@ -21,6 +21,24 @@ namespace {
 
 const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
 
+// A producer sliced along dimension 2 (tables, experts) whose dimension 1
+// (samples, token slots) goes back to its ranks by an all_to_all, computed
+// in `overlap` chunks of tiles; or the producer alone, for a baseline.
+Program routed(const std::string &name, const DFunc &producer, const std::string &collective,
+               int overlap, bool producer_only) {
+    Program p(name);
+    if (producer_only) {
+        p.output(producer, Sliced(2));
+        return p;
+    }
+    DFunc out = all_to_all(producer, 1, 2, collective);
+    if (overlap > 0) {
+        out.overlap(producer, overlap);
+    }
+    p.output(out, Sliced(1));
+    return p;
+}
+
 } // namespace
 
 Program embedding_all_to_all(const EmbeddingConfig &c) {
@@ -39,20 +57,10 @@ Program embedding_all_to_all(const EmbeddingConfig &c) {
 
     pooled.func().vectorize(e, 8, guard);
     pooled.func().update().reorder(e, k, s, t, j).vectorize(e, 8, guard);
-    Program p("embedding_all_to_all");
-    if (c.producer_only) {
-        p.output(pooled, Sliced(2));
-        return p;
-    }
 
     // Samples go back to their ranks (sliced within each tile), with every
     // table's pooled embedding.
-    DFunc out = all_to_all(pooled, 1, 2, "pooled_a2a");
-    if (c.overlap > 0) {
-        out.overlap(pooled, c.overlap);
-    }
-    p.output(out, Sliced(1));
-    return p;
+    return routed("embedding_all_to_all", pooled, "pooled_a2a", c.overlap, c.producer_only);
 }
 
 Program gemv_all_reduce(const GemvConfig &c) {
@@ -112,19 +120,9 @@ Program gemm_all_to_all(const GemmConfig &c) {
     expert_out(h, s, x, j) += w(h, k, x) * tokens(k, s, x, j);
     expert_out.func().vectorize(h, 8, guard);
     expert_out.func().update().reorder(h, k, s, x, j).vectorize(h, 8, guard);
-    Program p("gemm_all_to_all");
-    if (c.producer_only) {
-        p.output(expert_out, Sliced(2));
-        return p;
-    }
 
     // Expert outputs go back to their tokens' ranks.
-    DFunc out = all_to_all(expert_out, 1, 2, "routed");
-    if (c.overlap > 0) {
-        out.overlap(expert_out, c.overlap);
-    }
-    p.output(out, Sliced(1));
-    return p;
+    return routed("gemm_all_to_all", expert_out, "routed", c.overlap, c.producer_only);
 }
 
 } // namespace apps
