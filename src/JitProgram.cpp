@@ -157,7 +157,7 @@ const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
     auto &k = kernels_[{group, nsrc}];
     if (!k) {
         FusedKernelPipeline kp =
-            build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis, nsrc);
+            build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis, nsrc, jit_target());
         k = std::make_unique<Halide::Callable>(
             kp.pipeline.compile_to_callable(kp.arguments, jit_target()));
     }
