@@ -4,8 +4,8 @@
 // stream. Built into the library coconet_runtime_nccl when CMake finds CUDA
 // and NCCL; link it only into programs meant for GPUs.
 //
-// Collectives cover the whole world (no groups), on buffers whose sliced
-// dimension is the outermost; their data goes through device memory of the
+// Collectives cover the whole world (groups of world.split, all_to_all and
+// send are refused); their data goes through device memory of the
 // communicator. Fused passes take NCCL's reduce_scatter, the library's fused
 // kernel and NCCL's all_gather (the ring path's two sources: the others'
 // partial and the rank's own input). Other calls fail with a message that

@@ -77,20 +77,36 @@ ncclRedOp_t nccl_op(int op) {
     }
 }
 
-void fill_identity(halide_buffer_t *b, int op, int64_t first, int64_t count) {
-    coconet_rt::with_element_type(b->type, [&](auto zero) {
+void fill_identity(void *p, const halide_type_t &t, int op, int64_t count) {
+    coconet_rt::with_element_type(t, [&](auto zero) {
         using T = decltype(zero);
-        T *p = reinterpret_cast<T *>(b->host) + first;
-        std::fill(p, p + count, coconet_rt::reduce_identity<T>(op));
+        std::fill(static_cast<T *>(p), static_cast<T *>(p) + count,
+                  coconet_rt::reduce_identity<T>(op));
     });
 }
 
-// The box of `full` with its outermost dimension replaced by [min, min + extent).
-Box rows(Box full, int64_t min, int64_t extent) {
-    full.min[full.dims - 1] = min;
-    full.extent[full.dims - 1] = extent;
-    return full;
-}
+// The slices of `full` along dimension d, one per rank, each packed into a
+// segment of the same size: NCCL's reduce_scatter and all_gather move equal
+// counts, so the short and empty last slices are padded.
+struct Slices {
+    Slices(const Box &full, int d, int parts) : full(full), d(d), parts(parts) {
+        const int64_t n = full.extent[d];
+        segment = n == 0 ? 0 : (n + parts - 1) / parts * (full.count() / n);
+    }
+
+    Box of(int q) const {
+        int64_t begin = 0, end = 0;
+        coconet_slice_range(full.extent[d], parts, q, &begin, &end);
+        Box b = full;
+        b.min[d] = full.min[d] + begin;
+        b.extent[d] = end - begin;
+        return b;
+    }
+
+    Box full;
+    int d, parts;
+    int64_t segment; // elements
+};
 
 struct NcclComm;
 
@@ -153,22 +169,23 @@ struct NcclComm : coconet_comm {
         const std::string what = op.what();
         ncclDataType_t type;
         const halide_type_t t = (in ? in : out)->type;
-        if (op.nsplit != 1 || op.chunk_dim >= 0 || op.kind == COCONET_ALL_TO_ALL ||
-            op.kind == COCONET_SEND_RECV) {
-            return unsupported(what, "groups of world.split, overlapped chunks, all_to_all and "
-                                     "send are not handled by the NCCL backend yet");
+        if (op.nsplit != 1 || op.kind == COCONET_ALL_TO_ALL || op.kind == COCONET_SEND_RECV) {
+            return unsupported(what, "groups of world.split, all_to_all and send are not handled "
+                                     "by the NCCL backend yet");
         }
         if (!nccl_type(t, &type)) {
             return unsupported(what, "NCCL has no element type " + coconet_rt::type_name(t));
         }
-        const int outer = op.dims - 1;
+        // The whole value, or the chunk of an overlapped call.
         Box full;
         full.dims = op.dims;
         for (int d = 0; d < op.dims; d++) {
             full.extent[d] = op.n[d];
         }
-        const int64_t n = op.n[outer], block = (n + size - 1) / size;
-        const int64_t inner = full.count() / std::max<int64_t>(n, 1);
+        if (op.chunk_dim >= 0) {
+            full.min[op.chunk_dim] = op.chunk_min;
+            full.extent[op.chunk_dim] = op.chunk_extent;
+        }
         const size_t bytes = t.bytes();
         switch (op.kind) {
         case COCONET_ALL_REDUCE:
@@ -195,21 +212,22 @@ struct NcclComm : coconet_comm {
                 return rc;
             }
             if (op.kind == COCONET_REDUCE && rank != root) {
-                fill_identity(&result.buf, op.red, 0, full.count());
+                fill_identity(result.buf.host, t, op.red, full.count());
             }
             coconet_rt::copy_box(&result.buf, out, coconet_rt::box_of(out));
             return COCONET_OK;
         }
-        case COCONET_REDUCE_SCATTER:
-        case COCONET_ALL_GATHER:
-            if (op.a != outer) {
-                return unsupported(what, "the NCCL backend slices only the outermost dimension (" +
-                                             std::to_string(outer) + "), not dimension " +
-                                             std::to_string(op.a));
+        case COCONET_REDUCE_SCATTER: {
+            const Slices slices(full, op.a, size);
+            std::vector<uint8_t> mine;
+            const int rc = reduce_scatter(what, op.red, type, in, slices, false, mine);
+            if (rc == COCONET_OK) {
+                coconet_rt::DenseView v(mine.data(), slices.of(rank), t);
+                coconet_rt::copy_box(&v.buf, out, coconet_rt::box_of(out));
             }
-            return op.kind == COCONET_REDUCE_SCATTER
-                       ? reduce_scatter(what, op.red, type, in, full, block, inner, out)
-                       : all_gather(what, type, in, full, block, inner, out);
+            return rc;
+        }
+        case COCONET_ALL_GATHER: return all_gather(what, type, in, Slices(full, op.a, size), out);
         default: return unsupported(what, "unknown collective kind " + std::to_string(op.kind));
         }
     }
@@ -223,34 +241,23 @@ struct NcclComm : coconet_comm {
         const std::string what = plan.what();
         ncclDataType_t type;
         const halide_type_t t = plan.reduces() ? c.src->type : c.outs[0]->type;
-        if (c.nsplit != 1 || c.dim != c.dims - 1) {
-            return unsupported(what, "the NCCL backend runs fused passes over the whole world "
-                                     "sliced along the outermost dimension");
+        if (c.nsplit != 1) {
+            return unsupported(what,
+                               "the NCCL backend runs fused passes over the whole world only");
         }
         if (!nccl_type(t, &type)) {
             return unsupported(what, "NCCL has no element type " + coconet_rt::type_name(t));
         }
-        const int64_t n = plan.full.extent[c.dims - 1], block = (n + size - 1) / size;
-        const int64_t inner = plan.full.count() / std::max<int64_t>(n, 1);
+        const Slices slices(plan.full, c.dim, size);
         const Box mine = plan.slice(rank);
-        std::unique_ptr<PackedBox> partial;
+        std::vector<uint8_t> others;
+        std::unique_ptr<coconet_rt::DenseView> partial;
         if (plan.reduces() && size > 1) {
-            // This rank's rows of its own input are the op's identity, so
-            // NCCL's reduction of the slice is the others' partial.
-            PackedBox send(rows(plan.full, 0, block * size), t);
-            fill_identity(&send.buf, c.op, 0, block * size * inner);
-            coconet_rt::copy_box(c.src, &send.buf, plan.full);
-            fill_identity(&send.buf, c.op, rank * block * inner, block * inner);
-            partial = std::make_unique<PackedBox>(rows(plan.full, rank * block, block), t);
-            const size_t count = (size_t)(block * inner);
-            const int rc = device_call(
-                what, send.buf.host, count * size * t.bytes(), partial->buf.host, count * t.bytes(),
-                [&](const void *s, void *r) {
-                    return ncclReduceScatter(s, r, count, type, nccl_op(c.op), nccl, stream);
-                });
+            const int rc = reduce_scatter(what, c.op, type, c.src, slices, true, others);
             if (rc != COCONET_OK) {
                 return rc;
             }
+            partial = std::make_unique<coconet_rt::DenseView>(others.data(), slices.of(rank), t);
         }
         for (const Box &chunk : plan.chunks(mine)) {
             std::vector<const halide_buffer_t *> srcs;
@@ -266,12 +273,10 @@ struct NcclComm : coconet_comm {
             }
         }
         for (int o = 0; o < c.nout; o++) {
-            if (c.gathered[o]) {
-                const int rc =
-                    all_gather(what, type, c.outs[o], plan.full, block, inner, c.outs[o]);
-                if (rc != COCONET_OK) {
-                    return rc;
-                }
+            const int rc =
+                c.gathered[o] ? all_gather(what, type, c.outs[o], slices, c.outs[o]) : COCONET_OK;
+            if (rc != COCONET_OK) {
+                return rc;
             }
         }
         return COCONET_OK;
@@ -433,43 +438,49 @@ private:
         return wait(what);
     }
 
+    // This rank's slice of the reduction of every rank's `in` over `slices`,
+    // dense in `result`. With `without_own`, this rank adds the op's identity
+    // to its own slice, so the result is the others' partial (the ring's
+    // first source; the fused kernel adds the rank's own input).
     int reduce_scatter(const std::string &what, int op, ncclDataType_t type,
-                       const halide_buffer_t *in, const Box &full, int64_t block, int64_t inner,
-                       halide_buffer_t *out) {
+                       const halide_buffer_t *in, const Slices &slices, bool without_own,
+                       std::vector<uint8_t> &result) {
         const halide_type_t t = in->type;
-        PackedBox send(rows(full, 0, block * size), t);
-        fill_identity(&send.buf, op, 0, block * size * inner);
-        coconet_rt::copy_box(in, &send.buf, full);
-        PackedBox result(rows(full, rank * block, block), t);
-        const size_t count = (size_t)(block * inner);
-        const int rc =
-            device_call(what, send.buf.host, count * size * t.bytes(), result.buf.host,
-                        count * t.bytes(), [&](const void *s, void *r) {
-                            return ncclReduceScatter(s, r, count, type, nccl_op(op), nccl, stream);
-                        });
-        if (rc == COCONET_OK) {
-            coconet_rt::copy_box(&result.buf, out, coconet_rt::box_of(out));
+        const size_t segment = (size_t)slices.segment * t.bytes();
+        std::vector<uint8_t> send(std::max<size_t>(segment * size, 1));
+        fill_identity(send.data(), t, op, slices.segment * size);
+        for (int q = 0; q < size; q++) {
+            if (!(without_own && q == rank)) {
+                coconet_rt::DenseView v(send.data() + q * segment, slices.of(q), t);
+                coconet_rt::copy_box(in, &v.buf, slices.of(q));
+            }
         }
-        return rc;
+        result.assign(std::max<size_t>(segment, 1), 0);
+        const size_t count = (size_t)slices.segment;
+        return device_call(
+            what, send.data(), segment * size, result.data(), segment, [&](const void *s, void *r) {
+                return ncclReduceScatter(s, r, count, type, nccl_op(op), nccl, stream);
+            });
     }
 
-    // `in` holds (at least) this rank's slice of `full` along the outermost
-    // dimension; `out` gets the part of the gathered value it holds.
+    // `in` holds (at least) this rank's slice; `out` gets the part of the
+    // gathered value it holds.
     int all_gather(const std::string &what, ncclDataType_t type, const halide_buffer_t *in,
-                   const Box &full, int64_t block, int64_t inner, halide_buffer_t *out) {
+                   const Slices &slices, halide_buffer_t *out) {
         const halide_type_t t = in->type;
-        const int64_t n = full.extent[full.dims - 1];
-        const int64_t first = std::min(n, rank * block), last = std::min(n, first + block);
-        PackedBox send(rows(full, rank * block, block), t);
-        coconet_rt::copy_box(in, &send.buf, rows(full, first, last - first));
-        PackedBox result(rows(full, 0, block * size), t);
-        const size_t count = (size_t)(block * inner);
+        const size_t segment = (size_t)slices.segment * t.bytes();
+        std::vector<uint8_t> send(std::max<size_t>(segment, 1), 0);
+        std::vector<uint8_t> recv(std::max<size_t>(segment * size, 1));
+        coconet_rt::DenseView mine(send.data(), slices.of(rank), t);
+        coconet_rt::copy_box(in, &mine.buf, slices.of(rank));
+        const size_t count = (size_t)slices.segment;
         const int rc = device_call(
-            what, send.buf.host, count * t.bytes(), result.buf.host, count * size * t.bytes(),
+            what, send.data(), segment, recv.data(), segment * size,
             [&](const void *s, void *r) { return ncclAllGather(s, r, count, type, nccl, stream); });
-        if (rc == COCONET_OK) {
-            coconet_rt::copy_box(&result.buf, out,
-                                 coconet_rt::intersect(coconet_rt::box_of(out), full));
+        for (int q = 0; rc == COCONET_OK && q < size; q++) {
+            coconet_rt::DenseView v(recv.data() + q * segment, slices.of(q), t);
+            coconet_rt::copy_box(&v.buf, out,
+                                 coconet_rt::intersect(coconet_rt::box_of(out), slices.of(q)));
         }
         return rc;
     }
