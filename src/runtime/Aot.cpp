@@ -524,8 +524,11 @@ private:
                 coconet_rt::copy_box(from, to, coconet_rt::box_of(to));
                 to->set_host_dirty(true);
             }
-            // The caller's buffer (when `to` is a view of it) has new host data.
-            args[p_.ninputs + i]->set_host_dirty(args[p_.ninputs + i]->device != 0 || from != to);
+            // The caller's buffer has new host data when `to` is a view of it
+            // (otherwise Halide's flags on it are already right).
+            if (args[p_.ninputs + i] != to) {
+                args[p_.ninputs + i]->set_host_dirty(true);
+            }
         }
     }
 
