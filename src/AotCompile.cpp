@@ -105,6 +105,22 @@ private:
     const std::map<std::string, std::string> &names_;
 };
 
+// Whether the calling rank's box of a Func is non-empty (rank and size as
+// the segments compute them).
+Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
+                               const Halide::Expr &size) {
+    Halide::Expr cond = group_ranks(info.layout.group, rank, size).member;
+    for (size_t d = 0; d < info.extents.size(); d++) {
+        cond = cond && info.extents[d] > 0;
+    }
+    if (info.layout.kind == LayoutKind::Sliced) {
+        const ExprRange s =
+            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
+        cond = cond && s.end > s.begin;
+    }
+    return Halide::Internal::simplify(cond);
+}
+
 std::string join(const std::vector<std::string> &names) {
     std::string s;
     for (const std::string &n : names) {
@@ -163,10 +179,18 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     };
     // For a GPU target, what runs where, for the plan dump.
     const bool gpu = target.has_gpu_feature();
+    const NonEmptyBox nonempty = [&](const std::string &name) {
+        for (const DFunc &df : a.order) {
+            if (df.get_contents()->name == name) {
+                return rank_box_nonempty(a.of(df), spmd.rank, spmd.size);
+            }
+        }
+        return Halide::Expr();
+    };
     std::ostringstream placement;
     auto add_pipeline = [&](const HalideSegment &h, AotStep &step, const std::string &name) {
         if (gpu) {
-            const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline);
+            const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
             placement << "  " << name << ": "
                       << (on_gpu.empty() ? "host only" : "GPU kernels for " + join(on_gpu)) << "\n";
         }

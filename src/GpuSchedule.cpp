@@ -89,7 +89,7 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
 
 } // namespace
 
-bool gpu_tile_func(Func f) {
+bool gpu_tile_func(Func f, const Halide::Expr &when) {
     const Function &fn = f.function();
     if (fn.dimensions() == 0 || fn.has_extern_definition()) {
         return false;
@@ -106,14 +106,14 @@ bool gpu_tile_func(Func f) {
         return false;
     }
     const std::vector<Halide::Var> args = f.args();
-    gpu_tile_stage(f, args);
+    gpu_tile_stage(when.defined() ? f.specialize(when) : Halide::Stage(f), args);
     for (int i = 0; i < (int)fn.updates().size(); i++) {
-        gpu_tile_stage(f.update(i), args);
+        gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args);
     }
     return true;
 }
 
-std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p) {
+std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
     std::vector<Function> outputs;
     for (const Func &f : p.outputs()) {
         outputs.push_back(f.function());
@@ -124,8 +124,11 @@ std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p) {
         for (const Definition &u : fn.updates()) {
             touched |= u.schedule().touched();
         }
-        if (compute_level(fn).is_root() && !touched && gpu_tile_func(Func(fn))) {
-            scheduled.push_back(name.substr(0, name.find('$'))); // without Halide's uniquifier
+        const std::string plain = name.substr(0, name.find('$')); // without Halide's uniquifier
+        const Halide::Expr when = nonempty(plain);
+        if (compute_level(fn).is_root() && !touched && when.defined() &&
+            gpu_tile_func(Func(fn), when)) {
+            scheduled.push_back(plain);
         }
     }
     return scheduled;
