@@ -108,8 +108,6 @@ struct Slices {
     int64_t segment; // elements
 };
 
-struct NcclComm;
-
 std::mutex live_mutex;
 std::set<const coconet_comm *> live; // NCCL communicators, for the Halide hooks
 halide_cuda_acquire_context_t default_acquire = nullptr;
@@ -123,7 +121,9 @@ struct NcclComm : coconet_comm {
           failure(std::move(failure)) {
         cudaSetDevice(device);
         cudaFree(nullptr); // creates the primary context
-        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        // A blocking stream: it stays ordered with copies Halide's runtime
+        // makes on the legacy default stream.
+        cudaStreamCreate(&stream);
         context = current_context();
         install_halide_hooks();
         std::lock_guard<std::mutex> lock(live_mutex);
