@@ -21,8 +21,13 @@ RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int siz
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
                          const RankBuffers &inputs);
 
-// Runs body(comm) on `world_size` thread ranks (threads backend); throws the
-// error of a rank that failed first (the others are aborted).
+// Runs body(comm) on a thread per communicator (the ranks of one world, in
+// rank order); throws the error of a rank that failed first (the others are
+// aborted).
+void run_on_ranks(const std::vector<coconet_comm *> &comms,
+                  const std::function<void(coconet_comm *)> &body);
+
+// run_on_ranks on `world_size` thread ranks (threads backend).
 void run_on_thread_ranks(int world_size, double timeout_seconds,
                          const std::function<void(coconet_comm *)> &body);
 
@@ -30,6 +35,11 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
                                          const std::vector<RankBuffers> &inputs,
                                          double timeout_seconds = 30.0);
+
+// The ranks of any world of this process (e.g. an NCCL world), a thread each.
+std::vector<RankBuffers> run_aot_ranks(const coconet_aot_program *p,
+                                       const std::vector<coconet_comm *> &comms,
+                                       const std::vector<RankBuffers> &inputs);
 
 // The generator the library was built from, with its parameters (the
 // generator must be linked into this program).

@@ -29,6 +29,9 @@ struct OptimizerConfig {
     // pass, with the new parameters written straight into every rank's copy.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
+    // For a GPU target: no CPU schedule (vector loops) of the compute, which
+    // the GPU pass of CUDA-target libraries then maps to the GPU.
+    bool gpu = false;
 };
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
@@ -58,7 +61,8 @@ struct MlpConfig {
     // the reduce_scatter's pass.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
-    int overlap = 0; // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
+    int overlap = 0;  // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
+    bool gpu = false; // as OptimizerConfig::gpu
 };
 
 // The Megatron block's parts: its inputs and the Local partial sums of its

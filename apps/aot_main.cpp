@@ -6,7 +6,11 @@
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi
 //
 // --gpu (the CUDA-target libraries) first looks for a GPU and, without one,
-// prints [SKIP] no GPU and succeeds.
+// prints [SKIP] no GPU and succeeds. --nccl (the CUDA-target libraries, in a
+// build with the NCCL backend) runs them on NCCL worlds of one GPU per rank
+// (rank counts above the GPU count are skipped), checked to 1e-5 because
+// NCCL adds in an order of its own; libraries on process groups are skipped
+// (the NCCL backend has no groups yet).
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks. --path sets COCONET_FUSED_PATH; on the ring, fused passes
@@ -15,10 +19,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 #include "AotRunner.h"
 #include "aot_libraries.h"
+#if COCONET_AOT_NCCL
+#include "coconet_nccl.h"
+#endif
 
 using namespace coconet;
 
@@ -33,9 +41,29 @@ bool has_fused_pass(const coconet_aot_program *p) {
     return false;
 }
 
-// Checks one library on `size` ranks; comm == NULL runs them all as threads,
-// otherwise only this process's rank of an MPI world.
-bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring) {
+// Runs every rank of the library on an NCCL world of `size` GPUs.
+std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
+                                  const std::vector<RankBuffers> &inputs) {
+#if COCONET_AOT_NCCL
+    std::unique_ptr<coconet_nccl_world, void (*)(coconet_nccl_world *)> world(
+        coconet_nccl_world_create(size, 30.0), coconet_nccl_world_destroy);
+    if (!world) {
+        throw RuntimeError("no NCCL world of " + std::to_string(size) + " GPUs");
+    }
+    std::vector<coconet_comm *> comms;
+    for (int r = 0; r < size; r++) {
+        comms.push_back(coconet_nccl_world_comm(world.get(), r));
+    }
+    return apps::run_aot_ranks(p, comms, inputs);
+#else
+    (void)p, (void)size, (void)inputs;
+    throw RuntimeError("this program was built without the NCCL backend");
+#endif
+}
+
+// Checks one library on `size` ranks; comm == NULL runs them all as threads
+// (or on an NCCL world), otherwise only this process's rank of an MPI world.
+bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring, bool nccl) {
     const Program program = apps::aot_program_source(p);
     const std::vector<RankBuffers> inputs =
         apps::inputs_for_generator(p->generator)(program, size, 1);
@@ -46,6 +74,9 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
     if (comm) {
         got = {apps::run_aot_rank(p, comm, inputs[rank])};
         want = {expected[rank]};
+    } else if (nccl) {
+        got = run_nccl(p, size, inputs);
+        want = expected;
     } else {
         got = apps::run_aot_threads(p, size, inputs);
         want = expected;
@@ -53,12 +84,15 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const double err = max_abs_diff(got, want);
-    const double tolerance = ring && has_fused_pass(p) ? 1e-5 : 0.0;
+    const double tolerance = nccl || (ring && has_fused_pass(p)) ? 1e-5 : 0.0;
     const std::vector<std::string> differ =
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
     const bool ok = err <= tolerance && differ.empty();
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s\n", ok ? "PASS" : "FAIL",
-                p->name, size, comm ? "mpi, rank " : "threads",
+                p->name, size,
+                comm   ? "mpi, rank "
+                : nccl ? "nccl"
+                       : "threads",
                 comm ? std::to_string(rank).c_str() : "", err, ms,
                 differ.empty() ? "" : ", replicated outputs differ across ranks");
     return ok;
@@ -69,7 +103,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
 int main(int argc, char **argv) {
     std::vector<int> rank_counts = {1, 3, 4};
     std::vector<std::string> names;
-    bool mpi = false, ring = false;
+    bool mpi = false, ring = false, nccl = false;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
             rank_counts.clear();
@@ -82,6 +116,8 @@ int main(int argc, char **argv) {
             ring = std::strcmp(argv[i], "ring") == 0;
         } else if (std::strcmp(argv[i], "--mpi") == 0) {
             mpi = true;
+        } else if (std::strcmp(argv[i], "--nccl") == 0) {
+            nccl = true;
         } else if (std::strcmp(argv[i], "--gpu") == 0 && coconet_gpu_count() == 0) {
             std::printf("[SKIP] no GPU\n");
             return 0;
@@ -110,8 +146,16 @@ int main(int argc, char **argv) {
                 std::printf("[SKIP] %-24s %d ranks: needs at least %d\n", p->name, size, min_ranks);
                 continue;
             }
+            const bool moves_all_to_all = std::strstr(p->generator, "all_to_all") != nullptr;
+            if (nccl && (min_ranks > 1 || moves_all_to_all || size > coconet_gpu_count())) {
+                std::printf("[SKIP] %-24s %d ranks: %s\n", p->name, size,
+                            min_ranks > 1      ? "process groups are not on the NCCL backend yet"
+                            : moves_all_to_all ? "all_to_all is not on the NCCL backend yet"
+                                               : "more ranks than GPUs");
+                continue;
+            }
             try {
-                failures += check(p, size, comm, ring) ? 0 : 1;
+                failures += check(p, size, comm, ring, nccl) ? 0 : 1;
             } catch (const std::exception &e) {
                 std::printf("[FAIL] %s on %d ranks: %s\n", p->name, size, e.what());
                 failures++;

@@ -42,21 +42,17 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
     return out;
 }
 
-void run_on_thread_ranks(int world_size, double timeout_seconds,
-                         const std::function<void(coconet_comm *)> &body) {
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
-    coconet_user_assert(world) << "cannot make a world of " << world_size << " thread ranks.";
-    std::vector<std::string> errors(world_size);
+void run_on_ranks(const std::vector<coconet_comm *> &comms,
+                  const std::function<void(coconet_comm *)> &body) {
+    std::vector<std::string> errors(comms.size());
     std::vector<std::thread> threads;
-    for (int r = 0; r < world_size; r++) {
+    for (size_t r = 0; r < comms.size(); r++) {
         threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
             try {
-                body(comm);
+                body(comms[r]);
             } catch (const std::exception &e) {
                 errors[r] = e.what();
-                coconet_comm_abort(comm, e.what());
+                coconet_comm_abort(comms[r], e.what());
             }
         });
     }
@@ -73,6 +69,29 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
     if (!report.empty()) {
         throw RuntimeError(report);
     }
+}
+
+void run_on_thread_ranks(int world_size, double timeout_seconds,
+                         const std::function<void(coconet_comm *)> &body) {
+    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
+        coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
+    coconet_user_assert(world) << "cannot make a world of " << world_size << " thread ranks.";
+    std::vector<coconet_comm *> comms;
+    for (int r = 0; r < world_size; r++) {
+        comms.push_back(coconet_threads_world_comm(world.get(), r));
+    }
+    run_on_ranks(comms, body);
+}
+
+std::vector<RankBuffers> run_aot_ranks(const coconet_aot_program *p,
+                                       const std::vector<coconet_comm *> &comms,
+                                       const std::vector<RankBuffers> &inputs) {
+    std::vector<RankBuffers> outputs(comms.size());
+    run_on_ranks(comms, [&](coconet_comm *comm) {
+        const int r = coconet_comm_rank(comm);
+        outputs[r] = run_aot_rank(p, comm, inputs.at(r));
+    });
+    return outputs;
 }
 
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,

@@ -47,8 +47,11 @@ Program lamb(const OptimizerConfig &c) {
     DFunc w_lanes("w_lanes", {lanes});
     w_lanes(l) = Halide::Expr(0.0);
     w_lanes(l) += Halide::select(at < c.n, square(w(Halide::min(at, c.n - 1))), Halide::Expr(0.0));
-    w_lanes.func().vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
-    w_lanes.func().update().reorder(l, j).vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
+    if (!c.gpu) {
+        w_lanes.func().vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
+        w_lanes.func().update().reorder(l, j).vectorize(l, lanes,
+                                                        Halide::TailStrategy::GuardWithIf);
+    }
     RDom q(0, lanes, "q");
     DFunc w_norm2("w_norm2");
     w_norm2() = Halide::Expr(0.0);

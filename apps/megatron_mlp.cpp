@@ -42,8 +42,12 @@ MlpParts megatron_partial(const MlpConfig &c) {
     m.partial(h, b) = 0.0f;
     m.partial(h, b) += m.w2(h, kf) * act(kf, b);
 
-    // Halide's schedule of the compute: each MatMul's output rows as vectors,
-    // with the contraction outside them (every element still adds up in order).
+    // Halide's schedule of the compute on a CPU: each MatMul's output rows as
+    // vectors, with the contraction outside them (every element still adds up
+    // in order).
+    if (c.gpu) {
+        return m;
+    }
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
     hidden.func().vectorize(f, 8, guard);
     hidden.func().update().reorder(f, kh, b).vectorize(f, 8, guard);
@@ -53,8 +57,7 @@ MlpParts megatron_partial(const MlpConfig &c) {
     return m;
 }
 
-DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed,
-                        const DFunc &b2) {
+DFunc megatron_epilogue(const MlpConfig &c, const DFunc &x, const DFunc &summed, const DFunc &b2) {
     Var h("h"), b("b");
     // Bias, dropout (the mask depends only on the seed and the global index) and residual.
     DFunc y("y");

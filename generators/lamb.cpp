@@ -14,6 +14,7 @@ public:
     void generate() override {
         apps::OptimizerConfig c = opt.config();
         c.weight_decay = weight_decay;
+        c.gpu = target().has_gpu_feature();
         set_program(apps::lamb(c));
     }
 };

@@ -21,6 +21,7 @@ public:
         apps::MlpConfig c = mlp.config();
         sched.apply(c);
         c.overlap = overlap;
+        c.gpu = target().has_gpu_feature();
         set_program(apps::megatron_mlp(c));
     }
 };

@@ -2,9 +2,11 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "Error.h"
 #include "FusedKernel.h"
+#include "GpuSchedule.h"
 #include "Partition.h"
 #include "PrintPlan.h"
 #include "ScheduledReads.h"
@@ -65,6 +67,68 @@ std::set<int> kernel_sources(const FusedGroup &g, const Analysis &a, const AotOp
     return r;
 }
 
+// Halide names the buffers of a module the same in every module (the GPU
+// code of a CUDA target is "cuda_gpu_source_kernels"), so functions moved
+// into one module get theirs prefixed, with the references in their bodies.
+class RenameBuffers : public Halide::Internal::IRMutator {
+public:
+    explicit RenameBuffers(const std::map<std::string, std::string> &names) : names_(names) {}
+
+private:
+    using IRMutator::visit;
+
+    std::string renamed(const std::string &name) const {
+        for (const auto &[from, to] : names_) {
+            if (name == from || name == from + ".buffer") {
+                return to + name.substr(from.size());
+            }
+        }
+        return name;
+    }
+
+    Halide::Expr visit(const Halide::Internal::Variable *op) override {
+        const std::string name = renamed(op->name);
+        return name == op->name ? Halide::Expr(op)
+                                : Halide::Internal::Variable::make(op->type, name, op->image,
+                                                                   op->param, op->reduction_domain);
+    }
+
+    Halide::Expr visit(const Halide::Internal::Load *op) override {
+        const std::string name = renamed(op->name);
+        if (name == op->name) {
+            return IRMutator::visit(op);
+        }
+        return Halide::Internal::Load::make(op->type, name, mutate(op->index), op->image, op->param,
+                                            mutate(op->predicate), op->alignment);
+    }
+
+    const std::map<std::string, std::string> &names_;
+};
+
+// Whether the calling rank's box of a Func is non-empty (rank and size as
+// the segments compute them).
+Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
+                               const Halide::Expr &size) {
+    Halide::Expr cond = group_ranks(info.layout.group, rank, size).member;
+    for (size_t d = 0; d < info.extents.size(); d++) {
+        cond = cond && info.extents[d] > 0;
+    }
+    if (info.layout.kind == LayoutKind::Sliced) {
+        const ExprRange s =
+            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
+        cond = cond && s.end > s.begin;
+    }
+    return Halide::Internal::simplify(cond);
+}
+
+std::string join(const std::vector<std::string> &names) {
+    std::string s;
+    for (const std::string &n : names) {
+        s += (s.empty() ? "" : ", ") + n;
+    }
+    return s;
+}
+
 } // namespace
 
 AotLibrary compile_aot(const Program &program, const AotOptions &options,
@@ -100,15 +164,36 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         }
         Halide::Module m =
             p.compile_to_module(args, name, target, Halide::LinkageType::ExternalPlusArgv);
-        for (const auto &f : m.functions()) {
-            lib.module.append(f);
-        }
-        for (const auto &b : m.buffers()) {
+        std::map<std::string, std::string> names;
+        for (Halide::Buffer<> b : m.buffers()) {
+            names[b.name()] = name + "_" + b.name();
+            b.set_name(names[b.name()]);
             lib.module.append(b);
+        }
+        RenameBuffers rename(names);
+        for (Halide::Internal::LoweredFunc f : m.functions()) {
+            f.body = rename.mutate(f.body);
+            lib.module.append(f);
         }
         lib.module.set_any_strict_float(lib.module.any_strict_float() || m.any_strict_float());
     };
+    // For a GPU target, what runs where, for the plan dump.
+    const bool gpu = target.has_gpu_feature();
+    const NonEmptyBox nonempty = [&](const std::string &name) {
+        for (const DFunc &df : a.order) {
+            if (df.get_contents()->name == name) {
+                return rank_box_nonempty(a.of(df), spmd.rank, spmd.size);
+            }
+        }
+        return Halide::Expr();
+    };
+    std::ostringstream placement;
     auto add_pipeline = [&](const HalideSegment &h, AotStep &step, const std::string &name) {
+        if (gpu) {
+            const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
+            placement << "  " << name << ": "
+                      << (on_gpu.empty() ? "host only" : "GPU kernels for " + join(on_gpu)) << "\n";
+        }
         step.pipeline = name;
         step.params = values.ids(h.param_values);
         step.outs = values.ids(h.outputs);
@@ -151,15 +236,25 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                                                                     : -1);
         }
         step.extras = values.ids(g.extra_inputs);
+        bool kernels_on_gpu = false;
         for (int nsrc : kernel_sources(g, a, options)) {
             const std::string kname = name + "_kernel" + std::to_string(nsrc);
-            FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc);
+            FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc, target);
             add_module(kp.pipeline, kp.arguments, kname);
-            step.kernels.push_back(AotKernel{nsrc, kname});
+            step.kernels.push_back(AotKernel{nsrc, kname, gpu});
+            kernels_on_gpu = kp.on_gpu;
+        }
+        if (gpu) {
+            placement << "  fused pass of " << g.scatter->name << ": "
+                      << (kernels_on_gpu ? "GPU kernel" : "kernel partly on the host")
+                      << ", data moved by the communicator on host memory\n";
         }
         plan.steps.push_back(step);
     }
     plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);
+    if (gpu) {
+        plan.plan_text += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
+    }
     return lib;
 }
 

@@ -32,6 +32,7 @@ struct AotValue {
 struct AotKernel {
     int nsrc;
     std::string function;
+    bool device = false; // compiled for a GPU target (some or all of it runs there)
 };
 
 // One step of coconet_aot_program (see coconet_aot.h for the fields).
@@ -56,7 +57,7 @@ struct AotPlan {
     std::vector<int> output_values; // per output
     std::vector<AotStep> steps;
     bool overlapped = false;
-    std::string plan_text; // print_plan on `ranks` ranks, or 4
+    std::string plan_text; // print_plan on `ranks` ranks, then where the code runs for a GPU target
 };
 
 struct AotLibrary {

@@ -133,7 +133,8 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             kernels = p + "kernels";
             tables << "static const coconet_aot_kernel " << kernels << "[] = {";
             for (const AotKernel &k : s.kernels) {
-                tables << "{" << k.nsrc << ", " << k.function << "_argv}, ";
+                tables << "{" << k.nsrc << ", " << k.function << "_argv, " << (k.device ? 1 : 0)
+                       << "}, ";
             }
             tables << "};\n";
         }

@@ -1,6 +1,7 @@
 #include "FusedKernel.h"
 
 #include "Error.h"
+#include "GpuSchedule.h"
 #include "Rebuild.h"
 #include "ScheduledReads.h"
 
@@ -23,8 +24,8 @@ Expr combine(ReduceOp op, Expr a, Expr b) {
 
 } // namespace
 
-FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis,
-                                       int nsrc) {
+FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc,
+                                       const Halide::Target &target) {
     coconet_internal_assert(group.reduces() ? nsrc >= 1 : nsrc == 0)
         << "a fused kernel of " << group.scatter->name << " with " << nsrc << " sources";
     const DFuncContents &scatter = *group.scatter;
@@ -68,23 +69,32 @@ FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &
         };
         funcs[m] = rebuild_compute(*m, analysis.of(m), callee, rank, size);
     }
+    // Each output is one loop over the chunk, vectorized or a GPU kernel
+    // (unless the user scheduled the Func's compute); values that several
+    // outputs read are computed once per chunk.
+    const bool gpu = target.has_gpu_feature();
+    out.on_gpu = gpu;
+    auto schedule = [&](Func f) {
+        f.compute_root();
+        if (!(gpu && gpu_tile_func(f))) {
+            out.on_gpu = false;
+            f.vectorize(f.args()[0], target.natural_vector_size(type),
+                        Halide::TailStrategy::GuardWithIf);
+        }
+    };
     std::vector<Func> outputs;
     for (const FusedOutput &o : group.outputs) {
         Func f = funcs.at(o.member);
-        // Each output is one vectorized loop over the chunk (unless the user
-        // scheduled the Func's compute); values that several outputs read are
-        // computed once per chunk.
-        f.compute_root();
-        if (!f.function().definition().schedule().touched()) {
-            f.vectorize(f.args()[0], Halide::get_host_target().natural_vector_size(type),
-                        Halide::TailStrategy::GuardWithIf);
+        if (f.function().definition().schedule().touched()) {
+            f.compute_root();
+            out.on_gpu = false;
+        } else {
+            schedule(f);
         }
         outputs.push_back(f);
     }
     if (group.reduces() && group.outputs.size() > 1) {
-        reduced.compute_root().vectorize(vars[0],
-                                         Halide::get_host_target().natural_vector_size(type),
-                                         Halide::TailStrategy::GuardWithIf);
+        schedule(reduced);
     }
     out.pipeline = Halide::Pipeline(outputs);
     return out;

@@ -1,7 +1,8 @@
 // The Halide kernel of a fused pass, for a given number of sources: the
 // reduction of the sources (in order) feeds the fused Funcs' definitions, and
 // every output of the pass is a vectorized loop over one chunk of the rank's
-// slice. The runtime calls it chunk by chunk (coconet_fused_kernel).
+// slice, or a GPU kernel over it for a target with a GPU. The runtime calls it chunk by chunk
+// (coconet_fused_kernel).
 #ifndef COCONET_FUSED_KERNEL_H
 #define COCONET_FUSED_KERNEL_H
 
@@ -15,9 +16,11 @@ struct FusedKernelPipeline {
     // order), the rank and the world size; the outputs (group.outputs order)
     // follow them.
     std::vector<Halide::Argument> arguments;
+    bool on_gpu = false; // every output is computed by GPU kernels
 };
 
-FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc);
+FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc,
+                                       const Halide::Target &target);
 
 } // namespace coconet
 

@@ -156,8 +156,9 @@ const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
     std::lock_guard<std::mutex> lock(kernels_mutex_);
     auto &k = kernels_[{group, nsrc}];
     if (!k) {
-        FusedKernelPipeline kp =
-            build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis, nsrc);
+        // The runtime calls JIT kernels on host memory: a host schedule.
+        FusedKernelPipeline kp = build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis,
+                                                    nsrc, Halide::get_host_target());
         k = std::make_unique<Halide::Callable>(
             kp.pipeline.compile_to_callable(kp.arguments, jit_target()));
     }

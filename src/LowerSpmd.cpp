@@ -298,6 +298,8 @@ private:
         Expr uc = Halide::user_context_value();
         Expr rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
         Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
+        out.rank = rank;
+        out.size = size;
         // What later segments, passes and outputs read from each segment.
         std::set<int> live_groups;
         for (const DFuncContents *f : live_in_order()) {

@@ -50,6 +50,9 @@ struct SpmdPipeline {
     std::vector<const DFuncContents *> output_values;
     // Whether a Halide segment has an overlapped collective (async producers).
     bool overlapped = false;
+    // The rank and world size in the segments: runtime calls on their
+    // user_context (the communicator).
+    Halide::Expr rank, size;
 };
 
 SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis);

@@ -14,15 +14,15 @@
 // and linked in every build that finds /usr/local/cuda; running its GPU code
 // needs a GPU, so this lesson first looks for one.
 //
-// Be aware of where the project stands. The generators have no GPU schedule
-// yet: none of them says which loops go to the GPU (Halide's gpu_tile), so
-// the CUDA-target library runs its Halide code on the host, like lesson 7's.
-// The fused passes work on host buffers, and there is no NCCL backend: the
-// build only detects NCCL. GPU schedules, device kernels for the fused
-// passes and an NCCL communicator are future work. What this lesson shows
-// today is that a CUDA-target library builds, links and computes the right
-// answer on a machine with a GPU; the code below will not change when those
-// arrive, which is the point of keeping the schedule apart from the program.
+// For a CUDA target the library compiler gives every Func the generator did
+// not schedule a GPU schedule (Halide's gpu_tile) and compiles the fused
+// pass's kernel for the GPU; the header's plan says which run there. Data
+// still moves between steps on the host: the executor copies buffers to
+// the device and back around the kernels, on any communicator (here thread
+// ranks; the NCCL backend of docs/gpu.md gives each rank a GPU). The code
+// below does not change with that, which is the point of keeping the
+// schedule apart from the program. This lesson has not yet run on a GPU
+// (docs/gpu.md).
 //
 // Build and run from the repository root (the build directory `build` is
 // configured by ./scripts/test.sh or ./scripts/demo.sh):

@@ -71,11 +71,11 @@ public:
         : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
           values_(p.nvalues, nullptr) {}
 
+    // Views share no device allocation with their parents (see own()), so
+    // every device allocation on an owned buffer is the executor's.
     ~Executor() {
         for (auto &b : owned_) {
-            if (b->buf.device && p_.device_free) {
-                p_.device_free(comm_, &b->buf);
-            }
+            free_device(&b->buf);
         }
     }
 
@@ -157,9 +157,13 @@ private:
                      box_text(vi.dims, min, extent) + ", the buffer covers " +
                      box_text(vi.dims, got_min, got_extent) + " (see coconet_arg_box)");
         }
-        // The rank's box, with its mins moved to global coordinates.
+        // The rank's box, with its mins moved to global coordinates (of the
+        // host data: a GPU pipeline gives the view a device allocation of its own).
+        to_host(b);
         OwnedBuffer &view = own();
         view.buf = *b;
+        view.buf.device = 0;
+        view.buf.device_interface = nullptr;
         view.buf.dim = view.dim;
         for (int d = 0; d < vi.dims; d++) {
             view.dim[d] = b->dim[d];
@@ -257,6 +261,20 @@ private:
         }
     }
 
+    void free_device(halide_buffer_t *b) const {
+        if (b->device && p_.device_free) {
+            p_.device_free(comm_, b);
+        }
+    }
+
+    // Halide copies an input to the device only when its host is dirty; host
+    // data without a device allocation is always the newest.
+    static void mark_host_newest(halide_buffer_t *b) {
+        if (b->host && !b->device) {
+            b->set_host_dirty(true);
+        }
+    }
+
     int kernel_sources(const coconet_aot_step &s) const {
         if (s.src < 0) {
             return 0;
@@ -330,12 +348,18 @@ private:
         void *uc = comm_;
         std::vector<void *> argv = {&uc};
         for (int i = 0; i < step.nparams; i++) {
+            mark_host_newest(value(step.params[i]));
             argv.push_back(value(step.params[i]));
         }
         for (int i = 0; i < step.nouts; i++) {
             argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
         }
         call(step.pipeline, argv, "Halide pipeline " + std::to_string(s));
+        // A chunk of an overlapped pass's source is read by the pass on the host.
+        if (only_output) {
+            to_host(only_output);
+            free_device(only_output);
+        }
     }
 
     struct KernelContext {
@@ -359,8 +383,19 @@ private:
         }
         void *uc = comm;
         std::vector<void *> argv = {&uc};
+        // A device kernel gets views of its own of the sources (peers'
+        // buffers among them), so that its device allocations are private.
+        const bool device = k->kernel->device != 0;
+        std::vector<std::unique_ptr<coconet_rt::BufferView>> views;
         for (int i = 0; i < nsrc; i++) {
-            argv.push_back(const_cast<halide_buffer_t *>(srcs[i]));
+            halide_buffer_t *src = const_cast<halide_buffer_t *>(srcs[i]);
+            if (device) {
+                views.push_back(
+                    std::make_unique<coconet_rt::BufferView>(srcs[i], coconet_rt::box_of(srcs[i])));
+                src = &views.back()->buf;
+                mark_host_newest(src);
+            }
+            argv.push_back(src);
         }
         uint64_t extra_bytes = 0;
         const Box chunk = coconet_rt::box_of(outs[0]);
@@ -368,6 +403,7 @@ private:
             const Box mine = coconet_rt::box_of(e);
             const Box read = mine.dims == chunk.dims ? coconet_rt::intersect(mine, chunk) : mine;
             extra_bytes += (uint64_t)read.count() * e->type.bytes();
+            mark_host_newest(e);
             argv.push_back(e);
         }
         argv.push_back(&k->rank);
@@ -376,7 +412,18 @@ private:
             argv.push_back(outs[i]);
         }
         coconet_comm_count_bytes(comm, COCONET_FUSED, extra_bytes);
-        const int status = k->kernel->function(argv.data());
+        int status = k->kernel->function(argv.data());
+        // The pass moves the outputs' chunks on the host (the views are the
+        // pass's, so their device allocations go with them).
+        for (int i = 0; device && i < k->nout; i++) {
+            if (status == 0 && outs[i]->device_dirty()) {
+                status = k->self->p_.copy_to_host(comm, outs[i]);
+            }
+            k->self->free_device(outs[i]);
+        }
+        for (auto &v : views) {
+            k->self->free_device(&v->buf);
+        }
         if (status != 0 && std::strlen(coconet_comm_last_error(comm)) == 0) {
             coconet_comm_set_error(comm, "the fused kernel failed (Halide printed the reason)");
         }
@@ -393,6 +440,7 @@ private:
         std::vector<halide_buffer_t *> outs;
         for (int o = 0; o < st.npass_outs; o++) {
             outs.push_back(output_buffer(st.pass_outs[o]));
+            to_host(outs.back());
         }
         coconet_fused_call c{};
         c.name = st.name;
@@ -475,7 +523,11 @@ private:
                 to_host(to);
                 coconet_rt::copy_box(from, to, coconet_rt::box_of(to));
                 to->set_host_dirty(true);
-                args[p_.ninputs + i]->flags = to->flags;
+            }
+            // The caller's buffer has new host data when `to` is a view of it
+            // (otherwise Halide's flags on it are already right).
+            if (args[p_.ninputs + i] != to) {
+                args[p_.ninputs + i]->set_host_dirty(true);
             }
         }
     }

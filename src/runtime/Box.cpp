@@ -89,6 +89,11 @@ uint8_t *element_address(const halide_buffer_t *b, const int64_t *x) {
 }
 
 BufferView::BufferView(const halide_buffer_t *b, const Box &box) : buf(*b) {
+    // A view of the host data only: a device allocation stays its parent's,
+    // so that nobody frees it twice or reads it at the wrong offset.
+    buf.device = 0;
+    buf.device_interface = nullptr;
+    buf.set_device_dirty(false);
     for (int d = 0; d < b->dimensions; d++) {
         dims[d] = b->dim[d];
         dims[d].min = (int32_t)box.min[d];

@@ -34,7 +34,8 @@ void set_box(halide_buffer_t *b, const Box &box);
 // Address of the element at global coordinates x (which the buffer must hold).
 uint8_t *element_address(const halide_buffer_t *b, const int64_t *x);
 
-// A view of the part `box` of buffer b (same strides, host moved to the box's min).
+// A view of the part `box` of buffer b's host data (same strides, host moved
+// to the box's min, no device allocation).
 struct BufferView {
     BufferView(const halide_buffer_t *b, const Box &box);
     halide_dimension_t dims[kMaxDims];

@@ -40,10 +40,13 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // A Halide-compiled function called through its _argv entry point.
 typedef int (*coconet_argv_function)(void **args);
 
-// The fused kernel of a pass compiled for `nsrc` sources.
+// The fused kernel of a pass compiled for `nsrc` sources. A device kernel
+// (CUDA target) computes on the GPU: the executor hands it buffers of its
+// own and copies its outputs back to the host memory the pass moves.
 typedef struct {
     int32_t nsrc;
     coconet_argv_function function;
+    int32_t device;
 } coconet_aot_kernel;
 
 typedef enum {

@@ -1,0 +1,159 @@
+// The fused Adam kernel of a CUDA-target library (gpu_adam_bench_cuda: Adam
+// fused into the gradients' reduce-scatter, n = 2^24, 4 ranks) on one GPU,
+// with every rank's buffers on that GPU: each rank's kernel reduces the four
+// ranks' gradients over its slice and applies Adam's update there. Reported
+// as achieved bandwidth against the device's copy bandwidth (cudaMemcpy
+// device to device, bytes read plus bytes written), both measured here.
+//
+//   build/apps/bench/coconet_gpu_adam_bench [--reps 20]
+//
+// Bytes per element of a step (all ranks together): 4R (the gradients) + 4
+// (the parameter) + 8 (m, v) read, 8 (m, v) + 4 (the rank's slice of the new
+// parameter) written. The gather of the new parameters into every rank's copy
+// is the communicator's work and not counted.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "HalideBuffer.h"
+#include "HalideRuntimeCuda.h"
+#include "gpu_adam_bench_cuda.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using FloatBuffer = Halide::Runtime::Buffer<float>;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Bytes per second of a device-to-device copy of `bytes` (read + written).
+double copy_bandwidth(size_t bytes, int reps) {
+    void *a = nullptr, *b = nullptr;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+        return 0;
+    }
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaDeviceSynchronize();
+    const auto start = Clock::now();
+    for (int i = 0; i < reps; i++) {
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    }
+    cudaDeviceSynchronize();
+    const double t = seconds_since(start);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * bytes * reps / t;
+}
+
+// This rank's box of value v, on the device, filled with `fill`.
+FloatBuffer device_box(const coconet_aot_program *p, int v, int rank, int size, float fill) {
+    int32_t min[4], extent[4];
+    coconet_value_box(&p->values[v], rank, size, min, extent);
+    FloatBuffer b(extent[0]);
+    b.set_min(min[0]);
+    b.fill(fill);
+    b.set_host_dirty();
+    b.copy_to_device(halide_cuda_device_interface());
+    return b;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    int reps = 20;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (std::strcmp(argv[i], "--reps") == 0) {
+            reps = std::atoi(argv[++i]);
+        }
+    }
+    if (coconet_gpu_count() == 0) {
+        std::printf("[SKIP] no GPU\n");
+        return 0;
+    }
+    const coconet_aot_program *p = gpu_adam_bench_cuda_program();
+    const coconet_aot_step &step = p->steps[0];
+    const int size = p->ranks;
+    const coconet_aot_kernel *kernel = nullptr;
+    for (int k = 0; k < step.nkernels; k++) {
+        kernel = step.kernels[k].nsrc == size ? &step.kernels[k] : kernel;
+    }
+    if (step.kind != COCONET_STEP_FUSED || step.src < 0 || !kernel) {
+        std::fprintf(stderr, "gpu_adam_bench_cuda has no fused kernel for %d sources\n", size);
+        return 1;
+    }
+    const int64_t n = step.n[0];
+    // Every rank's gradient (Local: the whole value), and per rank its boxes
+    // of the kernel's other inputs and its slices of the outputs.
+    std::vector<FloatBuffer> grads;
+    for (int q = 0; q < size; q++) {
+        grads.push_back(device_box(p, step.src, q, size, 0.01f * (q + 1)));
+    }
+    std::vector<std::vector<FloatBuffer>> extras(size), outs(size);
+    for (int r = 0; r < size; r++) {
+        for (int e = 0; e < step.nextras; e++) {
+            extras[r].push_back(device_box(p, step.extras[e], r, size, 0.5f));
+        }
+        int64_t begin = 0, end = 0;
+        coconet_slice_range(n, size, r, &begin, &end);
+        for (int o = 0; o < step.npass_outs; o++) {
+            FloatBuffer b((int)(end - begin));
+            b.set_min((int)begin);
+            b.device_malloc(halide_cuda_device_interface());
+            outs[r].push_back(std::move(b));
+        }
+    }
+    auto run_all = [&]() {
+        for (int r = 0; r < size; r++) {
+            void *uc = nullptr;
+            int32_t rank = r, world = size;
+            std::vector<void *> args = {&uc};
+            for (FloatBuffer &g : grads) {
+                args.push_back(g.raw_buffer());
+            }
+            for (FloatBuffer &e : extras[r]) {
+                args.push_back(e.raw_buffer());
+            }
+            args.push_back(&rank);
+            args.push_back(&world);
+            for (FloatBuffer &o : outs[r]) {
+                args.push_back(o.raw_buffer());
+            }
+            if (kernel->function(args.data()) != 0) {
+                return false;
+            }
+        }
+        return outs[size - 1][0].device_sync() == 0;
+    };
+    if (!run_all()) {
+        std::fprintf(stderr, "the fused kernel failed\n");
+        return 1;
+    }
+    const auto start = Clock::now();
+    for (int i = 0; i < reps; i++) {
+        if (!run_all()) {
+            std::fprintf(stderr, "the fused kernel failed\n");
+            return 1;
+        }
+    }
+    const double t = seconds_since(start) / reps;
+    const double bytes = (double)n * (4.0 * size + 4 + 8 + 8 + 4);
+    const double copy = copy_bandwidth((size_t)n * 4 * 4, reps);
+    cudaDeviceProp prop{};
+    int device = 0;
+    cudaGetDevice(&device);
+    cudaGetDeviceProperties(&prop, device);
+    std::printf("device: %s\n", prop.name);
+    std::printf("fused Adam kernel, n = %lld, %d ranks on one GPU: %.3f ms per step, %.1f GB/s\n",
+                (long long)n, size, t * 1e3, bytes / t / 1e9);
+    std::printf(
+        "device copy bandwidth (read + write): %.1f GB/s; the kernel reaches %.0f%% of it\n",
+        copy / 1e9, 100.0 * bytes / t / copy);
+    return 0;
+}

@@ -1,0 +1,137 @@
+#include "GpuSchedule.h"
+
+#include <set>
+
+namespace coconet {
+
+using Halide::Func;
+using Halide::Internal::Call;
+using Halide::Internal::Definition;
+using Halide::Internal::Function;
+using Halide::Internal::IRVisitor;
+
+namespace {
+
+// Where f is computed; the level is locked (final), as lowering would.
+Halide::LoopLevel compute_level(const Function &f) {
+    Halide::LoopLevel level = f.schedule().compute_level();
+    level.lock();
+    return level;
+}
+
+// Finds calls a GPU kernel cannot make: extern C functions (the runtime's
+// coconet_rank / coconet_size on the user context, and any other), looking
+// through inlined Funcs.
+class HostOnlyCalls : public IRVisitor {
+public:
+    bool found = false;
+
+    void visit_definition(const Definition &d) {
+        for (const Halide::Expr &e : d.values()) {
+            e.accept(this);
+        }
+        for (const Halide::Expr &e : d.args()) {
+            e.accept(this);
+        }
+        for (const auto &rv : d.schedule().rvars()) {
+            rv.min.accept(this);
+            rv.extent.accept(this);
+        }
+    }
+
+private:
+    using IRVisitor::visit;
+
+    void visit(const Call *op) override {
+        const bool coconet_extern =
+            op->call_type == Call::PureExtern && op->name.rfind("coconet_", 0) == 0;
+        if (op->call_type == Call::Extern || op->call_type == Call::ExternCPlusPlus ||
+            coconet_extern) {
+            found = true;
+        } else if (op->call_type == Call::Halide && op->func.defined()) {
+            const Function callee(op->func);
+            if (compute_level(callee).is_inlined() && !callee.has_extern_definition() &&
+                visited_.insert(callee.name()).second) {
+                visit_definition(callee.definition());
+            }
+        }
+        IRVisitor::visit(op);
+    }
+
+    std::set<std::string> visited_;
+};
+
+// An update writes at f's pure variables, in order (a matmul's `c(i, j) +=`),
+// so each GPU thread owns its elements.
+bool writes_at_pure_vars(const Function &f, const Definition &update) {
+    if (update.args().size() != f.args().size()) {
+        return false;
+    }
+    for (size_t i = 0; i < f.args().size(); i++) {
+        const auto *v = update.args()[i].as<Halide::Internal::Variable>();
+        if (!v || v->name != f.args()[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
+    const auto guard = Halide::TailStrategy::GuardWithIf;
+    if (args.size() >= 2) {
+        Halide::Var xo, yo, xi, yi;
+        s.gpu_tile(args[0], args[1], xo, yo, xi, yi, 32, 8, guard);
+    } else {
+        Halide::Var xo, xi;
+        s.gpu_tile(args[0], xo, xi, 256, guard);
+    }
+}
+
+} // namespace
+
+bool gpu_tile_func(Func f, const Halide::Expr &when) {
+    const Function &fn = f.function();
+    if (fn.dimensions() == 0 || fn.has_extern_definition()) {
+        return false;
+    }
+    HostOnlyCalls calls;
+    calls.visit_definition(fn.definition());
+    for (const Definition &u : fn.updates()) {
+        if (!writes_at_pure_vars(fn, u)) {
+            return false;
+        }
+        calls.visit_definition(u);
+    }
+    if (calls.found) {
+        return false;
+    }
+    const std::vector<Halide::Var> args = f.args();
+    gpu_tile_stage(when.defined() ? f.specialize(when) : Halide::Stage(f), args);
+    for (int i = 0; i < (int)fn.updates().size(); i++) {
+        gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args);
+    }
+    return true;
+}
+
+std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
+    std::vector<Function> outputs;
+    for (const Func &f : p.outputs()) {
+        outputs.push_back(f.function());
+    }
+    std::vector<std::string> scheduled;
+    for (const auto &[name, fn] : Halide::Internal::build_environment(outputs)) {
+        bool touched = fn.definition().schedule().touched();
+        for (const Definition &u : fn.updates()) {
+            touched |= u.schedule().touched();
+        }
+        const std::string plain = name.substr(0, name.find('$')); // without Halide's uniquifier
+        const Halide::Expr when = nonempty(plain);
+        if (compute_level(fn).is_root() && !touched && when.defined() &&
+            gpu_tile_func(Func(fn), when)) {
+            scheduled.push_back(plain);
+        }
+    }
+    return scheduled;
+}
+
+} // namespace coconet
