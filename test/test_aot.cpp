@@ -175,6 +175,7 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
     CHECK_THROWS_WITH(g->build(), Catch::Contains("schedule=fastest is not one of none, split"));
     CHECK_THROWS_WITH(GeneratorRegistry::create("adamw"),
                       Catch::Contains("No generator named adamw is registered; there are: adam "
+                                      "embedding_all_to_all gemm_all_to_all gemv_all_reduce "
                                       "lamb megatron_epilogue megatron_mlp megatron_partial "
                                       "pipeline_stage."));
 }
