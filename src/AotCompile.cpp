@@ -47,7 +47,7 @@ private:
 // Source counts the kernel of pass g is built for: the group size on the
 // direct path and two on the ring, for the fixed rank count or for any
 // count up to max_ranks.
-std::set<int> kernel_sources(const FusedGroup &g, const Analysis &a, const AotOptions &o) {
+std::set<int> kernel_sources(const FusedPass &g, const Analysis &a, const AotOptions &o) {
     if (!g.reduces()) {
         return {0};
     }
@@ -205,12 +205,12 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         const SpmdSegment &seg = spmd.segments[s];
         AotStep step;
         const std::string name = fn + "_step" + std::to_string(s);
-        if (seg.fused_group < 0) {
+        if (seg.fused_pass < 0) {
             add_pipeline(seg.halide, step, name);
             plan.steps.push_back(step);
             continue;
         }
-        const FusedGroup &g = spmd.groups[seg.fused_group];
+        const FusedPass &g = spmd.passes[seg.fused_pass];
         const FuncInfo &info = g.sliced_info(a);
         step.fused = true;
         step.name = g.scatter->name;

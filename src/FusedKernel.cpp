@@ -24,7 +24,7 @@ Expr combine(ReduceOp op, Expr a, Expr b) {
 
 } // namespace
 
-FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc,
+FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &analysis, int nsrc,
                                        const Halide::Target &target) {
     coconet_internal_assert(group.reduces() ? nsrc >= 1 : nsrc == 0)
         << "a fused kernel of " << group.scatter->name << " with " << nsrc << " sources";

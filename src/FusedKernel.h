@@ -19,7 +19,7 @@ struct FusedKernelPipeline {
     bool on_gpu = false; // every output is computed by GPU kernels
 };
 
-FusedKernelPipeline build_fused_kernel(const FusedGroup &group, const Analysis &analysis, int nsrc,
+FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &analysis, int nsrc,
                                        const Halide::Target &target);
 
 } // namespace coconet

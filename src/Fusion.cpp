@@ -6,20 +6,20 @@
 
 namespace coconet {
 
-bool FusedGroup::reduces() const {
+bool FusedPass::reduces() const {
     return scatter->collective->kind == CollectiveKind::ReduceScatter;
 }
 
-const FuncInfo &FusedGroup::sliced_info(const Analysis &a) const {
+const FuncInfo &FusedPass::sliced_info(const Analysis &a) const {
     return a.of(reduces() ? scatter.get() : scatter->collective->source.get());
 }
 
-bool FusedGroup::computes(const DFuncContents *f) const {
+bool FusedPass::computes(const DFuncContents *f) const {
     return (reduces() && f == scatter.get()) ||
            std::find(members.begin(), members.end(), f) != members.end();
 }
 
-bool FusedGroup::gathers(const DFuncContents &f) const {
+bool FusedPass::gathers(const DFuncContents &f) const {
     return f.kind == FuncKind::Collective && f.collective->kind == CollectiveKind::AllGather &&
            !f.gathered &&
            std::find(members.begin(), members.end(), f.collective->source.get()) != members.end();
@@ -27,7 +27,7 @@ bool FusedGroup::gathers(const DFuncContents &f) const {
 
 namespace {
 
-void check_member(const FusedGroup &g, const DFuncContents &m, const Analysis &a) {
+void check_member(const FusedPass &g, const DFuncContents &m, const Analysis &a) {
     const FuncInfo &info = a.of(&m);
     const FuncInfo &s = g.sliced_info(a);
     const std::string where = "fuse_with(" + m.name + ", " + g.scatter->name + "): ";
@@ -57,22 +57,22 @@ void check_member(const FusedGroup &g, const DFuncContents &m, const Analysis &a
 
 } // namespace
 
-std::vector<FusedGroup> find_fused_groups(const Analysis &analysis) {
-    std::vector<FusedGroup> groups;
+std::vector<FusedPass> find_fused_passes(const Analysis &analysis) {
+    std::vector<FusedPass> passes;
     for (const DFunc &f : analysis.order) {
         const auto &c = f.get_contents();
         if (!c->fused_into) {
             continue;
         }
         auto g = std::find_if(groups.begin(), groups.end(),
-                              [&](const FusedGroup &x) { return x.scatter == c->fused_into; });
+                              [&](const FusedPass &x) { return x.scatter == c->fused_into; });
         if (g == groups.end()) {
-            groups.push_back(FusedGroup{c->fused_into, {}, {}, {}});
+            groups.push_back(FusedPass{c->fused_into, {}, {}, {}});
             g = groups.end() - 1;
         }
         g->members.push_back(c.get());
     }
-    for (const FusedGroup &g : groups) {
+    for (const FusedPass &g : groups) {
         for (const DFuncContents *m : g.members) {
             check_member(g, *m, analysis);
         }

@@ -16,7 +16,7 @@ struct FusedOutput {
     const DFuncContents *gathered_value = nullptr; // its all_gather, where read after the pass
 };
 
-struct FusedGroup {
+struct FusedPass {
     // The collective whose pass it is: a reduce_scatter, or an all_gather (a
     // pass that computes the gathered Func's slices and writes them into
     // every rank's copy, with nothing to reduce).
@@ -34,7 +34,7 @@ struct FusedGroup {
     bool gathers(const DFuncContents &f) const;
 };
 
-std::vector<FusedGroup> find_fused_groups(const Analysis &analysis);
+std::vector<FusedPass> find_fused_passes(const Analysis &analysis);
 
 } // namespace coconet
 

@@ -144,7 +144,7 @@ JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
     }
 }
 
-int JitProgram::sources(const FusedGroup &g, const coconet_comm *comm) const {
+int JitProgram::sources(const FusedPass &g, const coconet_comm *comm) const {
     if (!g.reduces()) {
         return 0;
     }
@@ -157,7 +157,7 @@ const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
     auto &k = kernels_[{group, nsrc}];
     if (!k) {
         // The runtime calls JIT kernels on host memory: a host schedule.
-        FusedKernelPipeline kp = build_fused_kernel(lowered_.spmd.groups[group], lowered_.analysis,
+        FusedKernelPipeline kp = build_fused_kernel(lowered_.spmd.passes[group], lowered_.analysis,
                                                     nsrc, Halide::get_host_target());
         k = std::make_unique<Halide::Callable>(
             kp.pipeline.compile_to_callable(kp.arguments, jit_target()));
@@ -166,10 +166,10 @@ const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
 }
 
 void JitProgram::prepare_kernels(const coconet_comm *comm) const {
-    const auto &groups = lowered_.spmd.groups;
+    const auto &groups = lowered_.spmd.passes;
     for (const SpmdSegment &seg : lowered_.spmd.segments) {
-        if (seg.fused_group >= 0) {
-            fused_kernel(seg.fused_group, sources(groups[seg.fused_group], comm));
+        if (seg.fused_pass >= 0) {
+            fused_kernel(seg.fused_pass, sources(groups[seg.fused_pass], comm));
         }
     }
 }
@@ -210,12 +210,12 @@ void JitProgram::run_fused(size_t index, coconet_comm *comm, void *rank_context,
                            std::map<const DFuncContents *, Halide::Buffer<>> &values) const {
     const SpmdSegment &segment = lowered_.spmd.segments[index];
     const Analysis &a = lowered_.analysis;
-    const FusedGroup &g = lowered_.spmd.groups[segment.fused_group];
+    const FusedPass &g = lowered_.spmd.passes[segment.fused_pass];
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     const FuncInfo &info = g.sliced_info(a);
     const FuseOptions &options = g.scatter->fuse_options;
     const int nsrc = sources(g, comm);
-    KernelCall k{&fused_kernel(segment.fused_group, nsrc),
+    KernelCall k{&fused_kernel(segment.fused_pass, nsrc),
                  nsrc,
                  static_cast<RankContext *>(rank_context),
                  {},
@@ -324,7 +324,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     ctx.handlers.custom_error = record_error;
     for (size_t s = 0; s < lowered_.spmd.segments.size(); s++) {
         const SpmdSegment &seg = lowered_.spmd.segments[s];
-        if (seg.fused_group >= 0) {
+        if (seg.fused_pass >= 0) {
             run_fused(s, comm, &ctx, values);
         } else {
             run_halide(s, comm, &ctx, values, nullptr);

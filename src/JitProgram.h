@@ -45,7 +45,7 @@ private:
     // The compiled kernel of fused group g for nsrc sources (compiled on first use).
     const Halide::Callable &fused_kernel(int group, int nsrc) const;
     // How many sources the kernel of pass g gets on `comm`.
-    int sources(const FusedGroup &g, const coconet_comm *comm) const;
+    int sources(const FusedPass &g, const coconet_comm *comm) const;
     // Compiles the fused kernels a run on `comm` needs, before any rank waits.
     void prepare_kernels(const coconet_comm *comm) const;
     // Runs Halide segment `index` (or the producer of an overlapped pass); with

@@ -68,7 +68,7 @@ enum class Node {
 class SegmentBuilder {
 public:
     SegmentBuilder(const Program &p, const Analysis &a) : program(p), analysis(a) {
-        out.groups = find_fused_groups(a);
+        out.passes = find_fused_passes(a);
     }
 
     SpmdPipeline build() {
@@ -76,7 +76,7 @@ public:
             const DFuncContents *c = f.get_contents().get();
             node[c] = classify(*c);
         }
-        for (size_t g = 0; g < out.groups.size(); g++) {
+        for (size_t g = 0; g < out.passes.size(); g++) {
             collect_group_reads((int)g);
         }
         for (const ProgramOutput &o : program.outputs()) {
@@ -113,8 +113,8 @@ private:
 
     // The fused group that computes or gathers f, or -1.
     int group_of(const DFuncContents &f) const {
-        for (size_t g = 0; g < out.groups.size(); g++) {
-            if (out.groups[g].computes(&f) || out.groups[g].gathers(f)) {
+        for (size_t g = 0; g < out.passes.size(); g++) {
+            if (out.passes[g].computes(&f) || out.passes[g].gathers(f)) {
                 return (int)g;
             }
         }
@@ -172,7 +172,7 @@ private:
 
     // A group's source and the other values its members read.
     void collect_group_reads(int g) {
-        FusedGroup &group = out.groups[g];
+        FusedPass &group = out.passes[g];
         if (group.reduces()) {
             group_reads[g].push_back(
                 scheduled_target(nullptr, *group.scatter->collective->source, analysis));
@@ -229,7 +229,7 @@ private:
         if (it != slot.end()) {
             return it->second;
         }
-        const DFuncContents *key = out.groups[g].scatter.get();
+        const DFuncContents *key = out.passes[g].scatter.get();
         if (active.count(key)) {
             cycle_error(*key);
         }
@@ -247,7 +247,7 @@ private:
     // Funcs alone cannot form a cycle (they are ordered), so a cycle runs
     // through the pass being placed.
     [[noreturn]] void cycle_error(const DFuncContents &at) {
-        const DFuncContents &key = *out.groups[passes.front()].scatter;
+        const DFuncContents &key = *out.passes[passes.front()].scatter;
         coconet_user_error << "fuse_with(..., " << key.name
                            << "): the Funcs fused into the pass of " << key.name
                            << " read a value that needs the pass's result (through " << at.name
@@ -261,7 +261,7 @@ private:
         if (n == Node::Halide && (reader_segment < 0 || segment_of(*t) < reader_segment)) {
             exported.insert(t);
         } else if (n == Node::Fused) {
-            FusedGroup &g = out.groups[group_of(*t)];
+            FusedPass &g = out.passes[group_of(*t)];
             const bool gather = g.gathers(*t);
             const DFuncContents *member = gather ? t->collective->source.get() : t;
             auto o = std::find_if(g.outputs.begin(), g.outputs.end(),
@@ -366,15 +366,15 @@ private:
                 out.segments.push_back(SpmdSegment{-1, std::move(h)});
                 halide_index[s] = (int)out.segments.size() - 1;
             }
-            for (size_t g = 0; g < out.groups.size(); g++) {
-                if (slot_of((int)g) == s && !out.groups[g].outputs.empty()) {
+            for (size_t g = 0; g < out.passes.size(); g++) {
+                if (slot_of((int)g) == s && !out.passes[g].outputs.empty()) {
                     SpmdSegment pass{(int)g, {}, 0};
                     if (producers.count(g)) {
                         // The source's own pipeline, with the segment's parameters.
                         const DFuncContents *p = producers[g];
-                        check_overlap(*out.groups[g].scatter, p,
-                                      overlap_chunks(*out.groups[g].scatter));
-                        pass.chunks = overlap_chunks(*out.groups[g].scatter);
+                        check_overlap(*out.passes[g].scatter, p,
+                                      overlap_chunks(*out.passes[g].scatter));
+                        pass.chunks = overlap_chunks(*out.passes[g].scatter);
                         pass.halide.pipeline = Halide::Pipeline({funcs.at(p)});
                         pass.halide.outputs = {p};
                         for (auto &[value, param] : params[-1 - (int)g]) {
@@ -407,8 +407,8 @@ private:
     // The fused pass (group index) whose source f is and which is overlapped
     // with it, or -1: f is then computed chunk by chunk with the pass.
     int overlapped_pass_of(const DFuncContents &f) const {
-        for (size_t g = 0; g < out.groups.size(); g++) {
-            const FusedGroup &group = out.groups[g];
+        for (size_t g = 0; g < out.passes.size(); g++) {
+            const FusedPass &group = out.passes[g];
             if (group.reduces() && overlap_chunks(*group.scatter) > 0 &&
                 scheduled_target(nullptr, *group.scatter->collective->source, analysis) == &f) {
                 return (int)g;
@@ -519,7 +519,7 @@ private:
                     const int g = overlapped_pass_of(*f);
                     step.segment = pass_index.at(g);
                     step.note = "computed chunk by chunk, overlapped with the fused pass of " +
-                                out.groups[g].scatter->name;
+                                out.passes[g].scatter->name;
                     break;
                 }
                 auto it = halide_index.find(segment_of(*f));
@@ -542,7 +542,7 @@ private:
                 const int g = group_of(*f);
                 auto it = pass_index.find(g);
                 step.segment = it == pass_index.end() ? -1 : it->second;
-                const FusedGroup &group = out.groups[g];
+                const FusedPass &group = out.passes[g];
                 if (step.segment < 0) {
                     step.note = "dead: no consumer reads the fused pass, not emitted";
                 } else if (f == group.scatter.get() && !group.reduces()) {

@@ -27,7 +27,7 @@ struct HalideSegment {
 };
 
 struct SpmdSegment {
-    int fused_group = -1; // >= 0: the pass of SpmdPipeline::groups[fused_group]
+    int fused_pass = -1; // >= 0: the pass of SpmdPipeline::passes[fused_pass]
     HalideSegment halide; // otherwise; for an overlapped pass, the pipeline
                           // computing its source, run chunk by chunk with it
     int chunks = 0;       // overlapped pass: chunks of the outermost dimension
@@ -44,7 +44,7 @@ struct PlanStep {
 
 struct SpmdPipeline {
     std::vector<SpmdSegment> segments; // in execution order
-    std::vector<FusedGroup> groups;
+    std::vector<FusedPass> passes;
     std::vector<PlanStep> steps;
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;

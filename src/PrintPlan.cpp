@@ -81,10 +81,10 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
     print_steps([](const PlanStep &p) { return p.func->kind == FuncKind::Input; });
     for (size_t k = 0; k < spmd.segments.size(); k++) {
         const SpmdSegment &seg = spmd.segments[k];
-        if (seg.fused_group < 0) {
+        if (seg.fused_pass < 0) {
             s << " Halide pipeline " << k << ":\n";
         } else {
-            const FusedGroup &g = spmd.groups[seg.fused_group];
+            const FusedPass &g = spmd.passes[seg.fused_pass];
             const FuseOptions &o = g.scatter->fuse_options;
             s << " fused pass " << k << " of " << g.scatter->name << " (one pass over memory; path "
               << path_name(o.path) << ", chunks of ";

@@ -84,7 +84,7 @@ TEST_CASE("the plan of fused Adam is a single pass with no gather of gradients",
     opt.schedule = apps::Schedule::Fused;
     LoweredProgram lowered = lower(apps::adam(opt));
     REQUIRE(lowered.spmd.segments.size() == 1);
-    CHECK(lowered.spmd.segments[0].fused_group == 0);
+    CHECK(lowered.spmd.segments[0].fused_pass == 0);
     const std::string plan = print_plan(lowered, 3);
     CHECK_THAT(plan, Contains("fused pass 0 of g_sum_rs (one pass over memory"));
     CHECK_THAT(plan, Contains("computes m_new v_new w_slice in the same pass"));
@@ -138,8 +138,8 @@ TEST_CASE("fused LAMB: two passes with the norms between them", "[schedules][fus
     // norm (a Halide pipeline) runs between the two passes.
     std::vector<bool> fused;
     for (const SpmdSegment &seg : lowered.spmd.segments) {
-        if (fused.empty() || fused.back() != (seg.fused_group >= 0) || seg.fused_group >= 0) {
-            fused.push_back(seg.fused_group >= 0);
+        if (fused.empty() || fused.back() != (seg.fused_pass >= 0) || seg.fused_pass >= 0) {
+            fused.push_back(seg.fused_pass >= 0);
         }
     }
     CHECK(fused == std::vector<bool>{false, true, false, true});
