@@ -62,6 +62,8 @@ function(add_coconet_library name)
 
     add_library(${name} STATIC ${dir}/${name}.cpp)
     add_dependencies(${name} ${name}.generate)
+    # The table is written with designated initializers.
+    target_compile_features(${name} PRIVATE cxx_std_20)
     target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${dir}>)
     target_link_libraries(${name} PUBLIC ${dir}/${name}_halide.a CoCoNet::coconet_runtime
                                          Threads::Threads ${CMAKE_DL_LIBS})

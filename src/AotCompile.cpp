@@ -9,40 +9,10 @@
 #include "GpuSchedule.h"
 #include "Partition.h"
 #include "PrintPlan.h"
-#include "ScheduledReads.h"
 
 namespace coconet {
 
 namespace {
-
-// Values by the Func that holds them, in first-use order.
-class ValueTable {
-public:
-    ValueTable(const Analysis &a, std::vector<AotValue> &values) : a_(a), values_(values) {}
-
-    int id(const DFuncContents *f) {
-        auto it = ids_.find(f);
-        if (it != ids_.end()) {
-            return it->second;
-        }
-        const FuncInfo &info = a_.of(f);
-        values_.push_back(AotValue{f->name, f->func.type(), info.extents, info.layout});
-        return ids_[f] = (int)values_.size() - 1;
-    }
-
-    std::vector<int> ids(const std::vector<const DFuncContents *> &fs) {
-        std::vector<int> r;
-        for (const DFuncContents *f : fs) {
-            r.push_back(id(f));
-        }
-        return r;
-    }
-
-private:
-    const Analysis &a_;
-    std::vector<AotValue> &values_;
-    std::map<const DFuncContents *, int> ids_;
-};
 
 // Source counts the kernel of pass g is built for: the group size on the
 // direct path and two on the ring, for the fixed rank count or for any
@@ -145,17 +115,8 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
 
     AotLibrary lib{AotPlan{}, Halide::Module(fn, target)};
     AotPlan &plan = lib.plan;
+    static_cast<ProgramPlan &>(plan) = plan_program(lowered, fn);
     plan.options = options;
-    plan.overlapped = spmd.overlapped;
-    ValueTable values(a, plan.values);
-    for (const DFunc &in : a.inputs) {
-        plan.args.push_back(values.id(in.get_contents().get()));
-    }
-    plan.ninputs = (int)plan.args.size();
-    for (size_t i = 0; i < program.outputs().size(); i++) {
-        plan.args.push_back(values.id(program.outputs()[i].func.get_contents().get()));
-        plan.output_values.push_back(values.id(spmd.output_values[i]));
-    }
 
     auto add_module = [&](Halide::Pipeline p, const std::vector<Halide::Argument> &args,
                           const std::string &name) {
@@ -188,68 +149,38 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         return Halide::Expr();
     };
     std::ostringstream placement;
-    auto add_pipeline = [&](const HalideSegment &h, AotStep &step, const std::string &name) {
-        if (gpu) {
-            const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
-            placement << "  " << name << ": "
-                      << (on_gpu.empty() ? "host only" : "GPU kernels for " + join(on_gpu)) << "\n";
+    for (ProgramStep &step : plan.steps) {
+        const SpmdSegment &seg = spmd.segments[step.segment];
+        if (!step.pipeline.empty()) {
+            const HalideSegment &h = seg.halide;
+            if (gpu) {
+                const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
+                placement << "  " << step.pipeline << ": "
+                          << (on_gpu.empty() ? "host only" : "GPU kernels for " + join(on_gpu))
+                          << "\n";
+            }
+            add_module(h.pipeline,
+                       std::vector<Halide::Argument>(h.params.begin(), h.params.end()),
+                       step.pipeline);
         }
-        step.pipeline = name;
-        step.params = values.ids(h.param_values);
-        step.outs = values.ids(h.outputs);
-        add_module(h.pipeline, std::vector<Halide::Argument>(h.params.begin(), h.params.end()),
-                   name);
-    };
-
-    for (size_t s = 0; s < spmd.segments.size(); s++) {
-        const SpmdSegment &seg = spmd.segments[s];
-        AotStep step;
-        const std::string name = fn + "_step" + std::to_string(s);
-        if (seg.fused_pass < 0) {
-            add_pipeline(seg.halide, step, name);
-            plan.steps.push_back(step);
+        if (!step.fused) {
             continue;
         }
         const FusedPass &g = spmd.passes[seg.fused_pass];
-        const FuncInfo &info = g.sliced_info(a);
-        step.fused = true;
-        step.name = g.scatter->name;
-        step.op = g.scatter->collective ? (int)g.scatter->collective->op : 0;
-        step.dim = info.layout.dim;
-        step.nsplit = info.layout.group.nsplit;
-        step.group = info.layout.group.index;
-        step.n = info.extents;
-        step.chunks = seg.chunks;
-        step.chunk_elements = g.scatter->fuse_options.chunk_elements;
-        step.path = (int)g.scatter->fuse_options.path;
-        if (seg.halide.pipeline.defined()) {
-            add_pipeline(seg.halide, step, name + "_producer");
-            step.src = step.outs.at(0);
-        } else if (g.reduces()) {
-            step.src = values.id(scheduled_target(nullptr, *g.scatter->collective->source, a));
-        }
-        for (const FusedOutput &o : g.outputs) {
-            const DFuncContents *v = o.gathered_value ? o.gathered_value : o.slice_value;
-            step.pass_outs.push_back(values.id(v));
-            step.gathered.push_back(o.gathered_value ? 1 : 0);
-            step.slices.push_back(o.gathered_value && o.slice_value ? values.id(o.slice_value)
-                                                                    : -1);
-        }
-        step.extras = values.ids(g.extra_inputs);
-        bool kernels_on_gpu = false;
+        bool kernels_on_gpu = true;
         for (int nsrc : kernel_sources(g, a, options)) {
-            const std::string kname = name + "_kernel" + std::to_string(nsrc);
+            const std::string kname =
+                fn + "_step" + std::to_string(step.segment) + "_kernel" + std::to_string(nsrc);
             FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc, target);
             add_module(kp.pipeline, kp.arguments, kname);
-            step.kernels.push_back(AotKernel{nsrc, kname, gpu});
-            kernels_on_gpu = kp.on_gpu;
+            step.kernels.push_back(ProgramKernel{nsrc, kname, gpu});
+            kernels_on_gpu = kernels_on_gpu && kp.on_gpu;
         }
         if (gpu) {
             placement << "  fused pass of " << g.scatter->name << ": "
-                      << (kernels_on_gpu ? "GPU kernel" : "kernel partly on the host")
+                      << (kernels_on_gpu ? "GPU kernels" : "kernels partly on the host")
                       << ", data moved by the communicator on host memory\n";
         }
-        plan.steps.push_back(step);
     }
     plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);
     if (gpu) {

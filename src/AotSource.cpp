@@ -27,10 +27,9 @@ std::string list(const std::vector<T> &v) {
     return s.str();
 }
 
-std::string padded4(const std::vector<int> &v) {
-    std::vector<int> p = v;
-    p.resize(4, 1);
-    return "{" + list(p) + "}";
+template<typename T>
+std::string list4(const T *v) {
+    return "{" + list(std::vector<T>(v, v + 4)) + "}";
 }
 
 // An int32_t array, or NULL when empty (a zero-length array is not C++).
@@ -38,8 +37,48 @@ std::string array(std::ostringstream &out, const std::string &name, const std::v
     if (v.empty()) {
         return "nullptr";
     }
-    out << "static const int32_t " << name << "[] = {" << list(v) << "};\n";
+    out << "const int32_t " << name << "[] = {" << list(v) << "};\n";
     return name;
+}
+
+// A struct's initializer with every field named (C++20 designated
+// initializers, in declaration order), so that the compiler checks each
+// field's name against the header it is built with.
+class Fields {
+public:
+    template<typename T>
+    Fields &operator()(const char *field, const T &value) {
+        std::ostringstream v;
+        v << value;
+        text_ += (text_.empty() ? "{." : ", .") + std::string(field) + " = " + v.str();
+        return *this;
+    }
+    std::string str() const { return text_ + "}"; }
+
+private:
+    std::string text_;
+};
+
+// The function pointer of a compiled function in the table.
+std::string function(const std::string &name) {
+    return name.empty() ? "{}" : Fields()("call", name + "_call").str();
+}
+
+std::string value_text(const ProgramValue &pv) {
+    const coconet_value_info v = value_info(pv);
+    return Fields()("name", c_string(v.name))("type_code", v.type_code)("type_bits", v.type_bits)(
+               "dims", v.dims)("extents", list4(v.extents))("layout", v.layout)("dim", v.dim)(
+               "nsplit", v.nsplit)("group", v.group)
+        .str();
+}
+
+std::string pass_text(const ProgramStep &s, const std::string &gathered) {
+    const coconet_fused_call c = pass_call(s);
+    return Fields()("version", c.version)("size", "sizeof(coconet_fused_call)")(
+               "name", c_string(s.name))("op", c.op)("dim", c.dim)("nsplit", c.nsplit)(
+               "group", c.group)("dims", c.dims)("n", list4(c.n))("nout", c.nout)(
+               "gathered", gathered)("chunk_elements", c.chunk_elements)("path", c.path)
+        .str();
 }
 
 // Argument names: the Funcs' names as C identifiers, unique, not `comm`.
@@ -78,20 +117,12 @@ std::string type_text(const Halide::Type &t) {
     return s.str();
 }
 
-std::string shape_text(const AotValue &v) {
+std::string shape_text(const ProgramValue &v) {
     std::string s = "[";
     for (size_t d = 0; d < v.extents.size(); d++) {
         s += (d ? ", " : "") + std::to_string(v.extents[d]);
     }
     return s + "]";
-}
-
-int layout_code(const Layout &l) {
-    switch (l.kind) {
-    case LayoutKind::Replicated: return 0;
-    case LayoutKind::Sliced: return 1;
-    default: return 2;
-    }
 }
 
 } // namespace
@@ -100,11 +131,11 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
     const std::string &fn = plan.options.function_name;
     std::ostringstream decl, tables, out;
     std::set<std::string> functions;
-    for (const AotStep &s : plan.steps) {
+    for (const ProgramStep &s : plan.steps) {
         if (!s.pipeline.empty()) {
             functions.insert(s.pipeline);
         }
-        for (const AotKernel &k : s.kernels) {
+        for (const ProgramKernel &k : s.kernels) {
             functions.insert(k.function);
         }
     }
@@ -112,63 +143,75 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
     for (const std::string &f : functions) {
         decl << "int " << f << "_argv(void **args);\n";
     }
-    decl << "}\n\n";
+    decl << "}\n\nnamespace {\n\n";
+    for (const std::string &f : functions) {
+        decl << "int " << f << "_call(void *, void **args) {\n    return " << f
+             << "_argv(args);\n}\n";
+    }
 
-    tables << "static const coconet_value_info values[] = {\n";
-    for (const AotValue &v : plan.values) {
-        tables << "    {" << c_string(v.name) << ", " << (int)v.type.code() << ", " << v.type.bits()
-               << ", " << v.extents.size() << ", " << padded4(v.extents) << ", "
-               << layout_code(v.layout) << ", " << v.layout.dim << ", " << v.layout.group.nsplit
-               << ", " << v.layout.group.index << "},\n";
+    tables << "\nconst coconet_value_info values[] = {\n";
+    for (const ProgramValue &v : plan.values) {
+        tables << "    " << value_text(v) << ",\n";
     }
     tables << "};\n";
     const std::string args = array(tables, "args", plan.args);
     const std::string output_values = array(tables, "output_values", plan.output_values);
     std::vector<std::string> steps;
     for (size_t i = 0; i < plan.steps.size(); i++) {
-        const AotStep &s = plan.steps[i];
+        const ProgramStep &s = plan.steps[i];
         const std::string p = "step" + std::to_string(i) + "_";
         std::string kernels = "nullptr";
         if (!s.kernels.empty()) {
             kernels = p + "kernels";
-            tables << "static const coconet_aot_kernel " << kernels << "[] = {";
-            for (const AotKernel &k : s.kernels) {
-                tables << "{" << k.nsrc << ", " << k.function << "_argv, " << (k.device ? 1 : 0)
-                       << "}, ";
+            tables << "const coconet_aot_kernel " << kernels << "[] = {\n";
+            for (const ProgramKernel &k : s.kernels) {
+                tables << "    "
+                       << Fields()("nsrc", k.nsrc)("function", function(k.function))(
+                              "device", k.device ? 1 : 0)
+                              .str()
+                       << ",\n";
             }
             tables << "};\n";
         }
-        std::ostringstream st;
-        st << "    {" << (s.fused ? "COCONET_STEP_FUSED" : "COCONET_STEP_HALIDE") << ", "
-           << (s.pipeline.empty() ? "nullptr" : s.pipeline + "_argv") << ", " << s.params.size()
-           << ", " << array(tables, p + "params", s.params) << ", " << s.outs.size() << ", "
-           << array(tables, p + "outs", s.outs) << ", " << c_string(s.name) << ", " << s.op << ", "
-           << s.dim << ", " << s.nsplit << ", " << s.group << ", " << s.n.size() << ", "
-           << padded4(s.n) << ", " << s.src << ", " << s.pass_outs.size() << ", "
-           << array(tables, p + "pass_outs", s.pass_outs) << ", "
-           << array(tables, p + "gathered", s.gathered) << ", "
-           << array(tables, p + "slices", s.slices) << ", " << s.extras.size() << ", "
-           << array(tables, p + "extras", s.extras) << ", " << s.chunk_elements << ", " << s.path
-           << ", " << s.chunks << ", " << s.kernels.size() << ", " << kernels << "},\n";
-        steps.push_back(st.str());
+        Fields st;
+        st("kind", s.fused ? "COCONET_STEP_FUSED" : "COCONET_STEP_HALIDE")(
+            "pipeline", function(s.pipeline))("nparams", s.params.size())(
+            "params", array(tables, p + "params", s.params))("nouts", s.outs.size())(
+            "outs", array(tables, p + "outs", s.outs));
+        if (s.fused) {
+            st("pass", pass_text(s, array(tables, p + "gathered", s.gathered)))("src", s.src)(
+                "pass_outs", array(tables, p + "pass_outs", s.pass_outs))(
+                "slices", array(tables, p + "slices", s.slices))("nextras", s.extras.size())(
+                "extras", array(tables, p + "extras", s.extras))("chunks", s.chunks)(
+                "nkernels", s.kernels.size())("kernels", kernels);
+        }
+        steps.push_back("    " + st.str() + ",\n");
     }
-    tables << "static const coconet_aot_step steps[] = {\n";
+    tables << "const coconet_aot_step steps[] = {\n";
     for (const std::string &s : steps) {
         tables << s;
     }
     tables << "};\n\n";
+    const std::string program =
+        Fields()("version", COCONET_AOT_VERSION)("size", "sizeof(coconet_aot_program)")(
+            "name", c_string(fn))("generator", c_string(plan.options.generator))(
+            "params", c_string(plan.options.params))("ranks", plan.options.ranks)(
+            "nvalues", plan.values.size())("values", "values")("ninputs", plan.ninputs)(
+            "noutputs", plan.output_values.size())("args", args)("output_values", output_values)(
+            "nsteps", plan.steps.size())("steps", "steps")("overlapped", plan.overlapped ? 1 : 0)(
+            "copy_to_host", "halide_copy_to_host")("device_free", "halide_device_free")(
+            "set_num_threads", "halide_set_num_threads")
+            .str();
 
     out << "// Generated by the CoCoNet generator driver: the table coconet_aot_run\n"
         << "// follows for " << fn << ", and its entry point. Do not edit.\n"
         << "#include " << c_string(header_name) << "\n\n"
-        << decl.str() << "namespace {\n\n"
-        << tables.str() << "const coconet_aot_program program = {\n"
-        << "    " << c_string(fn) << ", " << c_string(plan.options.generator) << ", "
-        << c_string(plan.options.params) << ", " << plan.options.ranks << ",\n"
-        << "    " << plan.values.size() << ", values, " << plan.ninputs << ", "
-        << plan.output_values.size() << ", " << args << ", " << output_values << ",\n"
-        << "    " << plan.steps.size() << ", steps, " << (plan.overlapped ? 1 : 0)
-        << ", halide_copy_to_host, halide_device_free, halide_set_num_threads};\n\n"
+        << "static_assert(COCONET_AOT_VERSION == " << COCONET_AOT_VERSION
+        << " && COCONET_FUSED_CALL_VERSION == " << COCONET_FUSED_CALL_VERSION
+        << ",\n              \"generated for another version of coconet_aot.h: rebuild the "
+           "library\");\n\n"
+        << decl.str() << tables.str() << "const coconet_aot_program program = " << program
+        << ";\n\n"
         << "} // namespace\n\n"
         << "extern \"C\" const coconet_aot_program *" << fn << "_program(void) {\n"
         << "    return &program;\n}\n\n"
@@ -196,7 +239,7 @@ std::string aot_header(const AotPlan &plan) {
       << "//     (the last blocks may be short or empty);\n"
       << "//   on a group of world.split(k): nothing (extents 0) on ranks outside it.\n//\n";
     for (size_t i = 0; i < plan.args.size(); i++) {
-        const AotValue &v = plan.values[plan.args[i]];
+        const ProgramValue &v = plan.values[plan.args[i]];
         h << "//   " << i << " " << ((int)i < plan.ninputs ? "input  " : "output ") << names[i]
           << ": " << type_text(v.type) << " " << shape_text(v) << ", " << v.layout.to_string()
           << "\n";

@@ -1,13 +1,9 @@
 #include "JitProgram.h"
 
-#include <algorithm>
-#include <functional>
 #include <thread>
 
 #include "Error.h"
 #include "FusedKernel.h"
-#include "OverlappedPass.h"
-#include "ScheduledReads.h"
 
 namespace coconet {
 
@@ -43,267 +39,142 @@ int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t
                               n1, n2, n3, in, out);
 }
 
-// The fused kernel of one pass on one rank: what the runtime's chunk
-// callback needs besides the chunk's sources and outputs.
-struct KernelCall {
-    const Halide::Callable *callable;
-    int nsrc;
-    RankContext *context;
-    std::vector<const halide_buffer_t *> extras;
-    int32_t rank, size;
-    int nout;
-};
-
-// Elements of b inside the box of `chunk` (all of b when their dimensions differ).
-uint64_t elements_within(const halide_buffer_t *b, const halide_buffer_t *chunk) {
-    uint64_t n = 1;
-    for (int d = 0; d < b->dimensions; d++) {
-        int64_t lo = b->dim[d].min, hi = lo + b->dim[d].extent;
-        if (b->dimensions == chunk->dimensions) {
-            lo = std::max<int64_t>(lo, chunk->dim[d].min);
-            hi = std::min<int64_t>(hi, (int64_t)chunk->dim[d].min + chunk->dim[d].extent);
-        }
-        n *= (uint64_t)std::max<int64_t>(hi - lo, 0);
-    }
-    return n;
-}
-
-int run_kernel_chunk(void *p, int32_t nsrc, const halide_buffer_t *const *srcs,
-                     halide_buffer_t *const *outs) {
-    auto *k = static_cast<KernelCall *>(p);
-    if (nsrc != k->nsrc) {
-        const std::string msg = "the kernel was compiled for " + std::to_string(k->nsrc) +
-                                " sources, the runtime passed " + std::to_string(nsrc);
-        coconet_comm_set_error(k->context->comm, msg.c_str());
-        return COCONET_ERR_INVALID;
-    }
-    Halide::JITUserContext *ctx = k->context;
-    std::vector<const void *> argv = {&ctx};
-    for (int i = 0; i < nsrc; i++) {
-        argv.push_back(srcs[i]);
-    }
-    uint64_t extra_bytes = 0;
-    for (const halide_buffer_t *e : k->extras) {
-        argv.push_back(e);
-        extra_bytes += elements_within(e, outs[0]) * e->type.bytes();
-    }
-    argv.push_back(&k->rank);
-    argv.push_back(&k->size);
-    for (int i = 0; i < k->nout; i++) {
-        argv.push_back(outs[i]);
-    }
-    coconet_comm_count_bytes(k->context->comm, COCONET_FUSED, extra_bytes);
-    const int status = k->callable->call_argv_fast(argv.size(), argv.data());
-    if (status != 0) {
-        coconet_comm_set_error(k->context->comm, k->context->error.c_str());
-    }
-    return status;
-}
-
-std::vector<Range> box_of(const Analysis &a, const DFuncContents *f, int rank, int size) {
-    const FuncInfo &info = a.of(f);
-    return rank_region(info.layout, info.extents, rank, size);
-}
-
-// An overlapped collective blocks a Halide worker while it waits for its
-// peers, and its producer needs others for the next chunks. Halide adds
-// threads for its own async waits but cannot see ours, so a process running
-// `ranks` ranks keeps coconet_rt::async_workers(ranks) workers.
-void reserve_async_workers(const SpmdPipeline &spmd, int ranks) {
-    if (!spmd.overlapped) {
-        return;
-    }
-    static std::mutex mutex;
-    std::lock_guard<std::mutex> lock(mutex);
-    const int want = coconet_rt::async_workers(ranks);
-    if (Halide::Internal::JITSharedRuntime::get_num_threads() < want) {
-        Halide::Internal::JITSharedRuntime::set_num_threads(want);
-    }
-}
-
-int group_size(const FuncInfo &info, int world_size) {
-    return (int)group_ranks(info.layout.group, world_size).extent();
+int32_t set_jit_threads(int n) {
+    const int old = Halide::Internal::JITSharedRuntime::get_num_threads();
+    Halide::Internal::JITSharedRuntime::set_num_threads(n);
+    return old;
 }
 
 } // namespace
 
-JitProgram::JitProgram(const Program &program) : lowered_(lower(program)) {
-    for (SpmdSegment &seg : lowered_.spmd.segments) {
-        callables_.emplace_back();
-        if (!seg.halide.pipeline.defined()) {
+// A JIT-compiled function as the executor calls it (coconet_function): the
+// executor's user_context is the communicator; Halide's JIT code takes a
+// JITUserContext, which carries it and collects Halide's error messages.
+struct JitProgram::Function {
+    Halide::Callable callable;
+    size_t argc; // the user_context, the arguments and the outputs
+
+    static int call(void *self, void **args) {
+        const Function &f = *static_cast<const Function *>(self);
+        coconet_comm *comm = *static_cast<coconet_comm **>(args[0]);
+        RankContext ctx;
+        ctx.comm = comm;
+        ctx.handlers.custom_error = record_error;
+        Halide::JITUserContext *uc = &ctx;
+        std::vector<const void *> argv(args, args + f.argc);
+        argv[0] = &uc;
+        // A message of the runtime's (a collective's) says more than Halide's.
+        const std::string earlier = coconet_comm_last_error(comm);
+        const int status = f.callable.call_argv_fast(argv.size(), argv.data());
+        if (status != 0 && !ctx.error.empty() && earlier == coconet_comm_last_error(comm)) {
+            coconet_comm_set_error(comm, ctx.error.c_str());
+        }
+        return status;
+    }
+
+    coconet_function c_function() const {
+        return coconet_function{call, const_cast<Function *>(this)};
+    }
+};
+
+// The table coconet_aot_run follows, in memory: the plan's arrays, the JIT's
+// functions, and the kernels a communicator needs.
+struct JitProgram::Table {
+    std::string name;
+    std::vector<coconet_value_info> values;
+    std::vector<coconet_aot_step> steps;
+    std::vector<coconet_aot_kernel> kernels; // one per fused step
+    coconet_aot_program program{};
+
+    Table(const JitProgram &jit, const coconet_comm *comm)
+        : name("Program " + jit.lowered_.program.name()) {
+        const ProgramPlan &plan = jit.plan_;
+        for (const ProgramValue &v : plan.values) {
+            values.push_back(value_info(v));
+        }
+        kernels.reserve(plan.steps.size());
+        for (size_t s = 0; s < plan.steps.size(); s++) {
+            const ProgramStep &p = plan.steps[s];
+            coconet_aot_step st{};
+            st.kind = p.fused ? COCONET_STEP_FUSED : COCONET_STEP_HALIDE;
+            if (jit.pipelines_[s]) {
+                st.pipeline = jit.pipelines_[s]->c_function();
+            }
+            st.nparams = (int32_t)p.params.size();
+            st.params = p.params.data();
+            st.nouts = (int32_t)p.outs.size();
+            st.outs = p.outs.data();
+            if (p.fused) {
+                st.pass = pass_call(p);
+                st.pass.name = p.name.c_str();
+                st.pass.gathered = p.gathered.data();
+                st.src = p.src;
+                st.pass_outs = p.pass_outs.data();
+                st.slices = p.slices.data();
+                st.nextras = (int32_t)p.extras.size();
+                st.extras = p.extras.data();
+                st.chunks = p.chunks;
+                const int nsrc = coconet_aot_step_sources(comm, &st);
+                kernels.push_back(coconet_aot_kernel{
+                    nsrc, jit.fused_kernel((int)s, nsrc).c_function(), 0});
+                st.nkernels = 1;
+                st.kernels = &kernels.back();
+            }
+            steps.push_back(st);
+        }
+        program.version = COCONET_AOT_VERSION;
+        program.size = sizeof(coconet_aot_program);
+        program.name = name.c_str();
+        program.generator = program.params = "";
+        program.nvalues = (int32_t)values.size();
+        program.values = values.data();
+        program.ninputs = plan.ninputs;
+        program.noutputs = (int32_t)plan.output_values.size();
+        program.args = plan.args.data();
+        program.output_values = plan.output_values.data();
+        program.nsteps = (int32_t)steps.size();
+        program.steps = steps.data();
+        program.overlapped = plan.overlapped ? 1 : 0;
+        program.set_num_threads = set_jit_threads;
+    }
+};
+
+JitProgram::JitProgram(const Program &program)
+    : lowered_(lower(program)), plan_(plan_program(lowered_, program.name())) {
+    for (const ProgramStep &step : plan_.steps) {
+        pipelines_.emplace_back();
+        if (step.pipeline.empty()) {
             continue; // a fused pass without a producer of its own
         }
-        Halide::Pipeline &p = seg.halide.pipeline;
-        p.set_jit_externs({
+        HalideSegment &h = lowered_.spmd.segments[step.segment].halide;
+        h.pipeline.set_jit_externs({
             {"coconet_rank", Halide::JITExtern(jit_rank)},
             {"coconet_size", Halide::JITExtern(jit_size)},
             {"coconet_collective", Halide::JITExtern(jit_collective)},
         });
-        std::vector<Halide::Argument> args(seg.halide.params.begin(), seg.halide.params.end());
-        callables_.back() = p.compile_to_callable(args, jit_target());
+        std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
+        pipelines_.back() = std::make_unique<Function>(
+            Function{h.pipeline.compile_to_callable(args, jit_target()),
+                     1 + h.params.size() + h.outputs.size()});
     }
 }
 
-int JitProgram::sources(const FusedPass &g, const coconet_comm *comm) const {
-    if (!g.reduces()) {
-        return 0;
-    }
-    const int n = group_size(g.sliced_info(lowered_.analysis), coconet_comm_size(comm));
-    return coconet_fused_sources(comm, (int)g.scatter->fuse_options.path, n);
-}
+JitProgram::~JitProgram() = default;
 
-const Halide::Callable &JitProgram::fused_kernel(int group, int nsrc) const {
+const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     std::lock_guard<std::mutex> lock(kernels_mutex_);
-    auto &k = kernels_[{group, nsrc}];
+    auto &k = kernels_[{s, nsrc}];
     if (!k) {
+        const SpmdPipeline &spmd = lowered_.spmd;
+        const FusedPass &pass = spmd.passes[spmd.segments[plan_.steps[s].segment].fused_pass];
         // The runtime calls JIT kernels on host memory: a host schedule.
-        FusedKernelPipeline kp = build_fused_kernel(lowered_.spmd.passes[group], lowered_.analysis,
-                                                    nsrc, Halide::get_host_target());
-        k = std::make_unique<Halide::Callable>(
-            kp.pipeline.compile_to_callable(kp.arguments, jit_target()));
+        FusedKernelPipeline kp =
+            build_fused_kernel(pass, lowered_.analysis, nsrc, Halide::get_host_target());
+        k = std::make_unique<Function>(
+            Function{kp.pipeline.compile_to_callable(kp.arguments, jit_target()),
+                     1 + kp.arguments.size() + pass.outputs.size()});
     }
     return *k;
-}
-
-void JitProgram::prepare_kernels(const coconet_comm *comm) const {
-    const auto &groups = lowered_.spmd.passes;
-    for (const SpmdSegment &seg : lowered_.spmd.segments) {
-        if (seg.fused_pass >= 0) {
-            fused_kernel(seg.fused_pass, sources(groups[seg.fused_pass], comm));
-        }
-    }
-}
-
-void JitProgram::run_halide(size_t index, coconet_comm *comm, void *rank_context,
-                            std::map<const DFuncContents *, Halide::Buffer<>> &values,
-                            const Halide::Buffer<> *only_output) const {
-    const SpmdSegment &seg = lowered_.spmd.segments[index];
-    RankContext &ctx = *static_cast<RankContext *>(rank_context);
-    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    Halide::JITUserContext *ctx_ptr = &ctx;
-    std::vector<const void *> argv = {&ctx_ptr};
-    for (const DFuncContents *v : seg.halide.param_values) {
-        argv.push_back(values.at(v).raw_buffer());
-    }
-    for (const DFuncContents *v : seg.halide.outputs) {
-        if (only_output) {
-            argv.push_back(only_output->raw_buffer());
-            continue;
-        }
-        Halide::Buffer<> &b = values[v] =
-            allocate_box(v->func.type(), box_of(lowered_.analysis, v, rank, size));
-        argv.push_back(b.raw_buffer());
-    }
-    // A communicator that failed before keeps its old message: only a new one is this run's.
-    const std::string earlier = coconet_comm_last_error(comm);
-    int status = callables_[index].call_argv_fast(argv.size(), argv.data());
-    if (status != 0) {
-        std::string runtime_msg = coconet_comm_last_error(comm);
-        std::string msg = runtime_msg == earlier ? ctx.error : runtime_msg;
-        throw RuntimeError("Program " + lowered_.program.name() + ", rank " + std::to_string(rank) +
-                           " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
-                           "): " + msg);
-    }
-}
-
-void JitProgram::run_fused(size_t index, coconet_comm *comm, void *rank_context,
-                           std::map<const DFuncContents *, Halide::Buffer<>> &values) const {
-    const SpmdSegment &segment = lowered_.spmd.segments[index];
-    const Analysis &a = lowered_.analysis;
-    const FusedPass &g = lowered_.spmd.passes[segment.fused_pass];
-    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    const FuncInfo &info = g.sliced_info(a);
-    const FuseOptions &options = g.scatter->fuse_options;
-    const int nsrc = sources(g, comm);
-    KernelCall k{&fused_kernel(segment.fused_pass, nsrc),
-                 nsrc,
-                 static_cast<RankContext *>(rank_context),
-                 {},
-                 rank,
-                 size,
-                 (int)g.outputs.size()};
-    for (const DFuncContents *e : g.extra_inputs) {
-        k.extras.push_back(values.at(e).raw_buffer());
-    }
-    std::vector<halide_buffer_t *> outs;
-    std::vector<int32_t> gathered;
-    for (const FusedOutput &o : g.outputs) {
-        const DFuncContents *v = o.gathered_value ? o.gathered_value : o.slice_value;
-        Halide::Buffer<> &b = values[v] = allocate_box(v->func.type(), box_of(a, v, rank, size));
-        outs.push_back(b.raw_buffer());
-        gathered.push_back(o.gathered_value ? 1 : 0);
-    }
-    coconet_fused_call call{};
-    call.name = g.scatter->name.c_str();
-    call.op = (int32_t)g.scatter->collective->op;
-    call.dim = info.layout.dim;
-    call.nsplit = info.layout.group.nsplit;
-    call.group = info.layout.group.index;
-    call.dims = (int32_t)info.extents.size();
-    for (int d = 0; d < 4; d++) {
-        call.n[d] = d < call.dims ? info.extents[d] : 1;
-    }
-    if (g.reduces() && segment.chunks == 0) {
-        const DFuncContents *src = scheduled_target(nullptr, *g.scatter->collective->source, a);
-        call.src = values.at(src).raw_buffer();
-    }
-    call.nout = (int32_t)outs.size();
-    call.outs = outs.data();
-    call.gathered = gathered.data();
-    call.kernel = run_kernel_chunk;
-    call.kernel_context = &k;
-    call.chunk_elements = options.chunk_elements;
-    call.path = (int32_t)options.path;
-    auto fail = [&] {
-        throw RuntimeError("Program " + lowered_.program.name() + ", rank " + std::to_string(rank) +
-                           " of " + std::to_string(size) + " (" + coconet_comm_backend(comm) +
-                           "): " + coconet_comm_last_error(comm));
-    };
-    if (segment.chunks == 0) {
-        if (coconet_fused_reduce_scatter(comm, &call) != COCONET_OK) {
-            fail();
-        }
-    } else {
-        run_overlapped(index, comm, rank_context, values, call, fail);
-    }
-    // A slice read after the pass is the rank's part of the gathered value.
-    for (const FusedOutput &o : g.outputs) {
-        if (o.gathered_value && o.slice_value) {
-            // cropped(), not crop(): copies of a Halide::Buffer share one shape.
-            Halide::Buffer<> slice = values.at(o.gathered_value);
-            const std::vector<Range> box = box_of(a, o.slice_value, rank, size);
-            for (size_t d = 0; d < box.size(); d++) {
-                slice = slice.cropped((int)d, (int)box[d].begin, (int)box[d].extent());
-            }
-            values[o.slice_value] = slice;
-        }
-    }
-}
-
-void JitProgram::run_overlapped(size_t index, coconet_comm *comm, void *rank_context,
-                                std::map<const DFuncContents *, Halide::Buffer<>> &values,
-                                coconet_fused_call &call, const std::function<void()> &fail) const {
-    const SpmdSegment &segment = lowered_.spmd.segments[index];
-    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    const DFuncContents *p = segment.halide.outputs.at(0);
-    Halide::Buffer<> &source = values[p] =
-        allocate_box(p->func.type(), box_of(lowered_.analysis, p, rank, size));
-    call.src = source.raw_buffer();
-    const int c = call.dims - 1;
-    const bool member = source.number_of_elements() > 0 || call.n[c] == 0;
-    // The second thread reports Halide's errors into a context of its own.
-    RankContext helper_context;
-    helper_context.comm = comm;
-    helper_context.handlers.custom_error = record_error;
-    auto produce = [&](int min, int extent, bool on_caller) {
-        if (member) {
-            Halide::Buffer<> chunk = source.cropped(c, min, extent);
-            run_halide(index, comm, on_caller ? rank_context : &helper_context, values, &chunk);
-        }
-    };
-    if (!coconet_rt::run_overlapped_pass(comm, call, segment.chunks, produce)) {
-        fail();
-    }
 }
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {
@@ -312,30 +183,26 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     const Program &program = lowered_.program;
     const Analysis &a = lowered_.analysis;
     RankBuffers in = check_rank_inputs(program, a, rank, size, inputs);
-    prepare_kernels(comm);
-    reserve_async_workers(lowered_.spmd, 1);
-    std::map<const DFuncContents *, Halide::Buffer<>> values;
+    const Table table(*this, comm);
+    std::vector<halide_buffer_t *> args;
     for (const DFunc &f : a.inputs) {
-        values[f.get_contents().get()] = in.at(f.name());
-    }
-
-    RankContext ctx;
-    ctx.comm = comm;
-    ctx.handlers.custom_error = record_error;
-    for (size_t s = 0; s < lowered_.spmd.segments.size(); s++) {
-        const SpmdSegment &seg = lowered_.spmd.segments[s];
-        if (seg.fused_pass >= 0) {
-            run_fused(s, comm, &ctx, values);
-        } else {
-            run_halide(s, comm, &ctx, values, nullptr);
-        }
+        args.push_back(in.at(f.name()).raw_buffer());
     }
     RankBuffers out;
     for (size_t i = 0; i < program.outputs().size(); i++) {
-        const DFuncContents *v = lowered_.spmd.output_values[i];
-        Halide::Buffer<> b = values.at(v);
-        // An input returned as is: the caller gets a copy, not its own buffer.
-        out[program.outputs()[i].func.name()] = v->kind == FuncKind::Input ? b.copy() : b;
+        const int arg = plan_.ninputs + (int)i;
+        const ProgramValue &v = plan_.values[plan_.args[arg]];
+        int32_t min[4], extent[4];
+        coconet_arg_box(&table.program, arg, rank, size, min, extent);
+        std::vector<Range> box;
+        for (size_t d = 0; d < v.extents.size(); d++) {
+            box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+        }
+        Halide::Buffer<> &b = out[v.name] = allocate_box(v.type, box);
+        args.push_back(b.raw_buffer());
+    }
+    if (coconet_aot_run(comm, &table.program, args.data()) != COCONET_OK) {
+        throw RuntimeError(coconet_comm_last_error(comm));
     }
     return out;
 }
@@ -363,8 +230,8 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
     coconet_internal_assert(world) << "could not create a threads world";
-    prepare_kernels(coconet_threads_world_comm(world.get(), 0));
-    reserve_async_workers(lowered_.spmd, world_size);
+    // Compiles the fused kernels before any rank waits for another.
+    Table(*this, coconet_threads_world_comm(world.get(), 0));
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
     std::vector<char> aborted(world_size, 0); // not vector<bool>: threads write neighbours

@@ -1,6 +1,7 @@
-// Just-in-time execution of a lowered program: one compiled pipeline that any
-// rank runs with its own communicator (threads or MPI backend), and a helper
-// that runs R ranks as threads of this process.
+// Just-in-time execution of a lowered program: its Halide segments and fused
+// kernels compiled in memory, run on any communicator (threads or MPI
+// backend) by the runtime's executor (coconet_aot_run) from the same table an
+// AOT library holds; and a helper that runs R ranks as threads of this process.
 #ifndef COCONET_JIT_PROGRAM_H
 #define COCONET_JIT_PROGRAM_H
 
@@ -9,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-#include "Lower.h"
+#include "ProgramPlan.h"
 #include "RankData.h"
 
 namespace coconet {
@@ -28,6 +29,7 @@ class JitProgram {
 public:
     // Lowers and compiles for the host.
     explicit JitProgram(const Program &program);
+    ~JitProgram();
 
     // Runs one rank: `inputs` holds this rank's box of every input. Throws
     // RuntimeError naming the rank and the failing operation.
@@ -42,28 +44,17 @@ public:
     const LoweredProgram &lowered() const { return lowered_; }
 
 private:
-    // The compiled kernel of fused group g for nsrc sources (compiled on first use).
-    const Halide::Callable &fused_kernel(int group, int nsrc) const;
-    // How many sources the kernel of pass g gets on `comm`.
-    int sources(const FusedPass &g, const coconet_comm *comm) const;
-    // Compiles the fused kernels a run on `comm` needs, before any rank waits.
-    void prepare_kernels(const coconet_comm *comm) const;
-    // Runs Halide segment `index` (or the producer of an overlapped pass); with
-    // `only_output`, into that buffer instead of fresh ones.
-    void run_halide(size_t index, coconet_comm *comm, void *rank_context,
-                    std::map<const DFuncContents *, Halide::Buffer<>> &values,
-                    const Halide::Buffer<> *only_output) const;
-    void run_fused(size_t index, coconet_comm *comm, void *rank_context,
-                   std::map<const DFuncContents *, Halide::Buffer<>> &values) const;
-    // An overlapped pass: the producer and the pass, chunk by chunk.
-    void run_overlapped(size_t index, coconet_comm *comm, void *rank_context,
-                        std::map<const DFuncContents *, Halide::Buffer<>> &values,
-                        coconet_fused_call &call, const std::function<void()> &fail) const;
+    struct Function;
+    // The table the executor follows on a communicator (its kernels compiled).
+    struct Table;
+    // The fused kernel of plan step s for nsrc sources (compiled on first use).
+    const Function &fused_kernel(int s, int nsrc) const;
 
     LoweredProgram lowered_;
-    std::vector<Halide::Callable> callables_; // per segment (unused for fused ones)
+    ProgramPlan plan_;                                // the table's content
+    std::vector<std::unique_ptr<Function>> pipelines_; // per plan step (null: none)
     mutable std::mutex kernels_mutex_;
-    mutable std::map<std::pair<int, int>, std::unique_ptr<Halide::Callable>> kernels_;
+    mutable std::map<std::pair<int, int>, std::unique_ptr<Function>> kernels_;
 };
 
 } // namespace coconet

@@ -1,6 +1,7 @@
-// The executor of AOT libraries: checks a rank's arguments against the
-// program's signature, allocates the values that cross steps, and runs the
-// steps (Halide pipelines, fused passes, overlapped passes) in order.
+// The executor of CoCoNet programs, AOT libraries and JIT programs alike:
+// checks a rank's arguments against the program's signature, allocates the
+// values that cross steps, and runs the steps (Halide pipelines, fused
+// passes, overlapped passes) in order.
 #include "coconet_aot.h"
 
 #include <algorithm>
@@ -208,8 +209,8 @@ private:
     bool is_slice_view(int v) const {
         for (int s = 0; s < p_.nsteps; s++) {
             const coconet_aot_step &st = p_.steps[s];
-            for (int o = 0; st.kind == COCONET_STEP_FUSED && o < st.npass_outs; o++) {
-                if (st.slices[o] == v && st.gathered[o]) {
+            for (int o = 0; st.kind == COCONET_STEP_FUSED && o < st.pass.nout; o++) {
+                if (st.slices[o] == v && st.pass.gathered[o]) {
                     return true;
                 }
             }
@@ -276,12 +277,7 @@ private:
     }
 
     int kernel_sources(const coconet_aot_step &s) const {
-        if (s.src < 0) {
-            return 0;
-        }
-        int first = 0, count = 0;
-        coconet_group_range(size_, s.nsplit, s.group, &first, &count);
-        return coconet_fused_sources(comm_, s.path, count);
+        return coconet_aot_step_sources(comm_, &s);
     }
 
     const coconet_aot_kernel *kernel_for(const coconet_aot_step &s) const {
@@ -304,7 +300,7 @@ private:
                     built += (k ? ", " : "") + std::to_string(st.kernels[k].nsrc);
                 }
                 fail(COCONET_ERR_INVALID,
-                     std::string("the fused pass of '") + st.name + "' needs a kernel for " +
+                     std::string("the fused pass of '") + st.pass.name + "' needs a kernel for " +
                          std::to_string(kernel_sources(st)) +
                          " sources on this communicator, and the library has kernels for " + built +
                          "; rebuild it with ranks=" + std::to_string(size_) +
@@ -321,17 +317,16 @@ private:
         }
         static std::mutex mutex;
         std::lock_guard<std::mutex> lock(mutex);
-        const bool threads = std::strcmp(coconet_comm_backend(comm_), "threads") == 0;
-        const int want = coconet_rt::async_workers(threads ? size_ : 1);
+        const int want = coconet_rt::async_workers(coconet_comm_local_ranks(comm_));
         const int old = p_.set_num_threads(want);
         if (old > want) {
             p_.set_num_threads(old);
         }
     }
 
-    void call(coconet_argv_function f, std::vector<void *> &argv, const std::string &what) const {
+    void call(const coconet_function &f, std::vector<void *> &argv, const std::string &what) const {
         const std::string earlier = coconet_comm_last_error(comm_);
-        const int status = f(argv.data());
+        const int status = f.call(f.context, argv.data());
         if (status != 0) {
             std::string msg = coconet_comm_last_error(comm_);
             if (msg == earlier) {
@@ -412,7 +407,7 @@ private:
             argv.push_back(outs[i]);
         }
         coconet_comm_count_bytes(comm, COCONET_FUSED, extra_bytes);
-        int status = k->kernel->function(argv.data());
+        int status = k->kernel->function.call(k->kernel->function.context, argv.data());
         // The pass moves the outputs' chunks on the host (the views are the
         // pass's, so their device allocations go with them).
         for (int i = 0; device && i < k->nout; i++) {
@@ -432,31 +427,20 @@ private:
 
     void run_pass(int s) {
         const coconet_aot_step &st = p_.steps[s];
-        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.npass_outs};
+        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout};
         for (int i = 0; i < st.nextras; i++) {
             k.extras.push_back(value(st.extras[i]));
             to_host(k.extras.back());
         }
         std::vector<halide_buffer_t *> outs;
-        for (int o = 0; o < st.npass_outs; o++) {
+        for (int o = 0; o < st.pass.nout; o++) {
             outs.push_back(output_buffer(st.pass_outs[o]));
             to_host(outs.back());
         }
-        coconet_fused_call c{};
-        c.name = st.name;
-        c.op = st.op;
-        c.dim = st.dim;
-        c.nsplit = st.nsplit;
-        c.group = st.group;
-        c.dims = st.dims;
-        std::copy(st.n, st.n + 4, c.n);
-        c.nout = (int32_t)outs.size();
+        coconet_fused_call c = st.pass;
         c.outs = outs.data();
-        c.gathered = st.gathered;
         c.kernel = run_kernel_chunk;
         c.kernel_context = &k;
-        c.chunk_elements = st.chunk_elements;
-        c.path = st.path;
         if (st.chunks > 0) {
             run_overlapped(s, c);
         } else {
@@ -472,8 +456,8 @@ private:
             b->set_host_dirty(true);
         }
         // A slice read after the pass is the rank's part of the gathered value.
-        for (int o = 0; o < st.npass_outs; o++) {
-            if (st.gathered[o] && st.slices[o] >= 0) {
+        for (int o = 0; o < st.pass.nout; o++) {
+            if (st.pass.gathered[o] && st.slices[o] >= 0) {
                 int32_t min[4], extent[4];
                 box(st.slices[o], min, extent);
                 Box b;
@@ -498,8 +482,8 @@ private:
         const coconet_aot_step &st = p_.steps[s];
         halide_buffer_t *source = output_buffer(st.src);
         c.src = source;
-        const int dim = st.dims - 1;
-        const bool member = st.n[dim] == 0 || coconet_rt::box_of(source).count() > 0;
+        const int dim = st.pass.dims - 1;
+        const bool member = st.pass.n[dim] == 0 || coconet_rt::box_of(source).count() > 0;
         auto produce = [&](int min, int extent, bool) {
             if (member) {
                 Box b = coconet_rt::box_of(source);
@@ -561,6 +545,16 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
     }
 }
 
+int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_step *step) {
+    if (step->src < 0) {
+        return 0;
+    }
+    int first = 0, count = 0;
+    coconet_group_range(coconet_comm_size(comm), step->pass.nsplit, step->pass.group, &first,
+                        &count);
+    return coconet_fused_sources(comm, step->pass.path, count);
+}
+
 void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
                      int32_t *extent) {
     coconet_value_box(&p->values[p->args[arg]], rank, size, min, extent);
@@ -576,6 +570,16 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                      coconet_mpi_available()
                          ? " or coconet_mpi_comm_create()"
                          : " (this runtime was built without MPI, so there is no MPI backend)");
+        return COCONET_ERR_INVALID;
+    }
+    if (p->version != COCONET_AOT_VERSION || p->size != sizeof(coconet_aot_program)) {
+        const std::string message =
+            std::string("coconet_aot_run: the library's table has version ") +
+            std::to_string(p->version) + " (" + std::to_string(p->size) +
+            " bytes), this runtime reads version " + std::to_string(COCONET_AOT_VERSION) + " (" +
+            std::to_string(sizeof(coconet_aot_program)) +
+            " bytes); rebuild the library with this CoCoNet's generator driver";
+        coconet_comm_set_error(comm, message.c_str());
         return COCONET_ERR_INVALID;
     }
     // A failing rank aborts the communicator, so that peers waiting for it

@@ -61,6 +61,10 @@ const char *coconet_comm_backend(const coconet_comm *comm) {
     return comm->backend();
 }
 
+int coconet_comm_local_ranks(const coconet_comm *comm) {
+    return comm->local_ranks;
+}
+
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds) {
     if (seconds > 0) {
         comm->timeout = seconds;

@@ -42,6 +42,9 @@ struct coconet_comm {
     void count_bytes(int kind, uint64_t bytes);
 
     const int rank, size;
+    // Ranks of the world in this process (sharing its Halide thread pool):
+    // set by backends that run several (threads, an NCCL world).
+    int local_ranks = 1;
     double timeout;
     std::string last_error;
     std::atomic<uint64_t> bytes[coconet_rt::kNumKinds];

@@ -193,6 +193,16 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
     if (!comm || !call) {
         return COCONET_ERR_INVALID;
     }
+    if (call->version != COCONET_FUSED_CALL_VERSION || call->size != sizeof(coconet_fused_call)) {
+        return comm->fail(COCONET_ERR_INVALID,
+                          "rank " + std::to_string(comm->rank) +
+                              ": a fused call of version " + std::to_string(call->version) +
+                              " (" + std::to_string(call->size) +
+                              " bytes) reached a runtime of coconet_fused_call version " +
+                              std::to_string(COCONET_FUSED_CALL_VERSION) + " (" +
+                              std::to_string(sizeof(coconet_fused_call)) +
+                              " bytes); rebuild the caller against this runtime's headers");
+    }
     coconet_rt::FusedPlan plan(*call, comm->size);
     const std::string problem = plan.check(comm->rank);
     if (!problem.empty()) {

@@ -1,7 +1,7 @@
-// Overlap, as the JIT and AOT drivers run it: a fused pass over the source's
-// outermost dimension in chunks, the producer computing chunk j + 1 on a
-// second thread while the pass reduces chunk j; and the Halide workers an
-// overlapped collective inside a pipeline needs.
+// Overlap, as the executor runs it: a fused pass over the source's outermost
+// dimension in chunks, the producer computing chunk j + 1 on a second thread
+// while the pass reduces chunk j; and the Halide workers an overlapped
+// collective inside a pipeline needs.
 #ifndef COCONET_RUNTIME_OVERLAPPED_PASS_H
 #define COCONET_RUNTIME_OVERLAPPED_PASS_H
 

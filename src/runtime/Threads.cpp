@@ -76,7 +76,9 @@ namespace {
 
 struct ThreadsComm : coconet_comm {
     ThreadsComm(coconet_threads_world *w, int rank, double timeout)
-        : coconet_comm(rank, w->size, timeout), world(w) {}
+        : coconet_comm(rank, w->size, timeout), world(w) {
+        local_ranks = w->size;
+    }
 
     const char *backend() const override { return "threads"; }
 

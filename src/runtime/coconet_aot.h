@@ -1,11 +1,12 @@
-// CoCoNet AOT libraries: what a generated library tells the runtime about its
-// program, and the executor that runs it on one rank. A generator's library
-// (add_coconet_library) holds the program's Halide pipelines and fused kernels
-// as Halide-compiled functions, and a table (coconet_aot_program) saying in
-// which order to run them and on which buffers; coconet_aot_run follows it.
+// CoCoNet programs as the runtime runs them: a table (coconet_aot_program)
+// of a program's values and steps, and the executor (coconet_aot_run) that
+// follows it on one rank. A generator's library (add_coconet_library) holds
+// the Halide pipelines and fused kernels as Halide-compiled functions and a
+// generated table; a JitProgram builds the same table in memory around its
+// JIT-compiled functions. Both run through this one executor.
 //
-// Users call the library's own entry point (declared in its header), and use
-// coconet_arg_box to find the box of every argument a rank passes.
+// Users of a library call its own entry point (declared in its header), and
+// use coconet_arg_box to find the box of every argument a rank passes.
 #ifndef COCONET_AOT_H
 #define COCONET_AOT_H
 
@@ -37,15 +38,27 @@ typedef struct {
 void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t *min,
                        int32_t *extent);
 
-// A Halide-compiled function called through its _argv entry point.
-typedef int (*coconet_argv_function)(void **args);
+// The version of the tables below. A library's table records the version it
+// was generated against (with the size of coconet_aot_program), and
+// coconet_aot_run refuses a table of another version with a message naming
+// both: a header change that moves a field fails loudly, not at random.
+#define COCONET_AOT_VERSION 2
+
+// A compiled function of the program: a Halide pipeline or fused kernel
+// called through its _argv entry point. args[0] points at the user_context,
+// which the executor sets to the rank's communicator; `context` is the
+// function's own (the JIT keeps its compiled code there, AOT tables NULL).
+typedef struct {
+    int (*call)(void *context, void **args);
+    void *context;
+} coconet_function;
 
 // The fused kernel of a pass compiled for `nsrc` sources. A device kernel
 // (CUDA target) computes on the GPU: the executor hands it buffers of its
 // own and copies its outputs back to the host memory the pass moves.
 typedef struct {
     int32_t nsrc;
-    coconet_argv_function function;
+    coconet_function function;
     int32_t device;
 } coconet_aot_kernel;
 
@@ -59,30 +72,31 @@ typedef struct {
     int32_t kind; // coconet_step_kind
     // The Halide pipeline: arguments user_context, params..., outputs...
     // For an overlapped pass (chunks > 0): the pipeline computing its source
-    // (one output), run chunk by chunk with the pass.
-    coconet_argv_function pipeline;
+    // (one output), run chunk by chunk with the pass. call == NULL: none.
+    coconet_function pipeline;
     int32_t nparams;
     const int32_t *params;
     int32_t nouts;
     const int32_t *outs;
-    // A fused pass: the call's fields (see coconet_fused_call).
-    const char *name;
-    int32_t op, dim, nsplit, group, dims, n[4];
+    // A fused pass: the call the executor makes, with everything but the
+    // buffers, the kernel and the range filled in (pass.gathered and
+    // pass.nout describe pass_outs).
+    coconet_fused_call pass;
     int32_t src;              // value id of the source, -1 for a pass with nothing to reduce
-    int32_t npass_outs;       // the pass's outputs:
-    const int32_t *pass_outs; //   value ids
-    const int32_t *gathered;  //   1: every group rank gets the whole value
-    const int32_t *slices;    //   value id read as the rank's slice of it afterwards, or -1
+    const int32_t *pass_outs; // value ids of the pass's outputs
+    const int32_t *slices;    // per output: value id read as the rank's slice of it afterwards, or -1
     int32_t nextras;          // other values the kernel reads
     const int32_t *extras;
-    int64_t chunk_elements;
-    int32_t path;   // coconet_fused_path
     int32_t chunks; // > 0: overlapped with `pipeline` in this many chunks
     int32_t nkernels;
     const coconet_aot_kernel *kernels;
 } coconet_aot_step;
 
+// `version` and `size` stay the first fields in every version, so that the
+// executor can read them in a table of any version.
 typedef struct {
+    uint32_t version;      // COCONET_AOT_VERSION of the header the table was built with
+    uint32_t size;         // sizeof(coconet_aot_program) there
     const char *name;      // the library's function name, for messages
     const char *generator; // the generator and its parameters, as built
     const char *params;
@@ -95,7 +109,8 @@ typedef struct {
     int32_t nsteps;
     const coconet_aot_step *steps;
     int32_t overlapped; // a pipeline has an overlapped collective (Halide async)
-    // The library's Halide runtime, for buffers its pipelines left on a device.
+    // The program's Halide runtime (NULL where it has none to offer): for
+    // buffers its pipelines left on a device, and its thread pool.
     int (*copy_to_host)(void *user_context, struct halide_buffer_t *buf);
     int (*device_free)(void *user_context, struct halide_buffer_t *buf);
     int (*set_num_threads)(int n);
@@ -105,6 +120,10 @@ typedef struct {
 // outputs): see coconet_value_box.
 void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
                      int32_t *extent);
+
+// How many sources the kernel of fused step `step` gets on `comm`
+// (coconet_fused_sources for its group; 0 for a pass with nothing to reduce).
+int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_step *step);
 
 // Runs the program on this rank. args[i] is argument i: this rank's box of it
 // in global coordinates (a buffer whose min is 0 in every dimension is taken

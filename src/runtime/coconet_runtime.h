@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "HalideRuntime.h"
 
@@ -68,7 +69,10 @@ int coconet_gpu_count(void);
 // ---- Any communicator. ----
 int coconet_comm_rank(const coconet_comm *comm);
 int coconet_comm_size(const coconet_comm *comm);
-const char *coconet_comm_backend(const coconet_comm *comm); // "threads" or "mpi"
+const char *coconet_comm_backend(const coconet_comm *comm); // "threads", "mpi" or "nccl"
+// How many ranks of this communicator's world run in this process (threads:
+// all of them; MPI: one): they share the process's Halide thread pool.
+int coconet_comm_local_ranks(const coconet_comm *comm);
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds);
 double coconet_comm_timeout(const coconet_comm *comm);
 // The message of the last failed call on this communicator ("" if none).
@@ -152,7 +156,13 @@ typedef enum {
                              // up in the ring's order, to test it in one process
 } coconet_fused_path;
 
+// The version of coconet_fused_call; a call records the version it was
+// built against (and its size), and the runtime refuses another.
+#define COCONET_FUSED_CALL_VERSION 2
+
 typedef struct {
+    uint32_t version; // COCONET_FUSED_CALL_VERSION (coconet_fused_call_init sets it)
+    uint32_t size;    // sizeof(coconet_fused_call)
     const char *name; // the reduce-scatter's name, for messages
     int32_t op;       // coconet_reduce_op
     int32_t dim;      // the sliced dimension
@@ -175,6 +185,15 @@ typedef struct {
     // alike. 0 (as a zero-initialized struct has it): the whole value.
     int32_t ranged, range_dim, range_min, range_extent;
 } coconet_fused_call;
+
+// A call with every field zero but the version and size.
+static inline coconet_fused_call coconet_fused_call_init(void) {
+    coconet_fused_call c;
+    memset(&c, 0, sizeof c);
+    c.version = COCONET_FUSED_CALL_VERSION;
+    c.size = (uint32_t)sizeof c;
+    return c;
+}
 
 // Runs a fused call on this rank (ranks outside the group return at once).
 int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *call);

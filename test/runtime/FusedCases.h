@@ -271,7 +271,7 @@ T reference(const FusedCase &c, const Members &g, const int64_t *x) {
 inline coconet_fused_call make_call(const FusedCase &c, const char *name, int path,
                                     const halide_buffer_t *src, halide_buffer_t *const *outs,
                                     const int32_t *gathered, KernelLog *log) {
-    coconet_fused_call call{};
+    coconet_fused_call call = coconet_fused_call_init();
     call.name = name;
     call.op = c.op;
     call.dim = c.dim;

@@ -529,6 +529,7 @@ coconet_nccl_world *coconet_nccl_world_create(int nranks, double timeout_seconds
     for (int r = 0; r < nranks; r++) {
         world->comms.push_back(
             std::make_unique<NcclComm>(r, nranks, timeout_seconds, r, nccl[r], failure));
+        world->comms.back()->local_ranks = nranks;
     }
     return world.release();
 }

@@ -1,0 +1,143 @@
+#include "ProgramPlan.h"
+
+#include <map>
+
+#include "ScheduledReads.h"
+
+namespace coconet {
+
+namespace {
+
+// Values by the Func that holds them, in first-use order.
+class ValueTable {
+public:
+    ValueTable(const Analysis &a, std::vector<ProgramValue> &values) : a_(a), values_(values) {}
+
+    int id(const DFuncContents *f) {
+        auto it = ids_.find(f);
+        if (it != ids_.end()) {
+            return it->second;
+        }
+        const FuncInfo &info = a_.of(f);
+        values_.push_back(ProgramValue{f->name, f->func.type(), info.extents, info.layout});
+        return ids_[f] = (int)values_.size() - 1;
+    }
+
+    std::vector<int> ids(const std::vector<const DFuncContents *> &fs) {
+        std::vector<int> r;
+        for (const DFuncContents *f : fs) {
+            r.push_back(id(f));
+        }
+        return r;
+    }
+
+private:
+    const Analysis &a_;
+    std::vector<ProgramValue> &values_;
+    std::map<const DFuncContents *, int> ids_;
+};
+
+void add_pipeline(const HalideSegment &h, const std::string &name, ValueTable &values,
+                  ProgramStep &step) {
+    step.pipeline = name;
+    step.params = values.ids(h.param_values);
+    step.outs = values.ids(h.outputs);
+}
+
+ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis &a,
+                   const std::string &name, ValueTable &values) {
+    const FuncInfo &info = g.sliced_info(a);
+    ProgramStep step;
+    step.fused = true;
+    step.name = g.scatter->name;
+    step.op = g.scatter->collective ? (int)g.scatter->collective->op : 0;
+    step.dim = info.layout.dim;
+    step.nsplit = info.layout.group.nsplit;
+    step.group = info.layout.group.index;
+    step.n = info.extents;
+    step.chunks = seg.chunks;
+    step.chunk_elements = g.scatter->fuse_options.chunk_elements;
+    step.path = (int)g.scatter->fuse_options.path;
+    if (seg.halide.pipeline.defined()) {
+        add_pipeline(seg.halide, name + "_producer", values, step);
+        step.src = step.outs.at(0);
+    } else if (g.reduces()) {
+        step.src = values.id(scheduled_target(nullptr, *g.scatter->collective->source, a));
+    }
+    for (const FusedOutput &o : g.outputs) {
+        const DFuncContents *v = o.gathered_value ? o.gathered_value : o.slice_value;
+        step.pass_outs.push_back(values.id(v));
+        step.gathered.push_back(o.gathered_value ? 1 : 0);
+        step.slices.push_back(o.gathered_value && o.slice_value ? values.id(o.slice_value) : -1);
+    }
+    step.extras = values.ids(g.extra_inputs);
+    return step;
+}
+
+} // namespace
+
+ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &function_name) {
+    const Analysis &a = lowered.analysis;
+    const SpmdPipeline &spmd = lowered.spmd;
+    ProgramPlan plan;
+    plan.overlapped = spmd.overlapped;
+    ValueTable values(a, plan.values);
+    for (const DFunc &in : a.inputs) {
+        plan.args.push_back(values.id(in.get_contents().get()));
+    }
+    plan.ninputs = (int)plan.args.size();
+    const auto &outputs = lowered.program.outputs();
+    for (size_t i = 0; i < outputs.size(); i++) {
+        plan.args.push_back(values.id(outputs[i].func.get_contents().get()));
+        plan.output_values.push_back(values.id(spmd.output_values[i]));
+    }
+    for (size_t s = 0; s < spmd.segments.size(); s++) {
+        const SpmdSegment &seg = spmd.segments[s];
+        const std::string name = function_name + "_step" + std::to_string(s);
+        ProgramStep step;
+        if (seg.fused_pass < 0) {
+            add_pipeline(seg.halide, name, values, step);
+        } else {
+            step = pass_step(spmd.passes[seg.fused_pass], seg, a, name, values);
+        }
+        step.segment = (int)s;
+        plan.steps.push_back(std::move(step));
+    }
+    return plan;
+}
+
+coconet_value_info value_info(const ProgramValue &v) {
+    coconet_value_info info{};
+    info.name = v.name.c_str();
+    info.type_code = (int32_t)v.type.code();
+    info.type_bits = v.type.bits();
+    info.dims = (int32_t)v.extents.size();
+    for (int d = 0; d < 4; d++) {
+        info.extents[d] = d < info.dims ? v.extents[d] : 1;
+    }
+    info.layout = v.layout.kind == LayoutKind::Sliced  ? COCONET_LAYOUT_SLICED
+                  : v.layout.kind == LayoutKind::Local ? COCONET_LAYOUT_LOCAL
+                                                       : COCONET_LAYOUT_REPLICATED;
+    info.dim = v.layout.dim;
+    info.nsplit = v.layout.group.nsplit;
+    info.group = v.layout.group.index;
+    return info;
+}
+
+coconet_fused_call pass_call(const ProgramStep &s) {
+    coconet_fused_call c = coconet_fused_call_init();
+    c.op = s.op;
+    c.dim = s.dim;
+    c.nsplit = s.nsplit;
+    c.group = s.group;
+    c.dims = (int32_t)s.n.size();
+    for (int d = 0; d < 4; d++) {
+        c.n[d] = d < c.dims ? s.n[d] : 1;
+    }
+    c.nout = (int32_t)s.pass_outs.size();
+    c.chunk_elements = s.chunk_elements;
+    c.path = s.path;
+    return c;
+}
+
+} // namespace coconet

@@ -1,0 +1,72 @@
+// The program as the executor runs it (coconet_aot.h), before its functions
+// are compiled: the values that cross steps (type, global shape, layout) and
+// the steps in order, each a Halide segment or a fused pass with the fields
+// of its coconet_fused_call. The AOT compiler compiles the steps' functions
+// into a library and writes the plan as the library's table (AotSource); the
+// JIT compiles them in memory and builds the same table around them. Both
+// then run through coconet_aot_run.
+#ifndef COCONET_PROGRAM_PLAN_H
+#define COCONET_PROGRAM_PLAN_H
+
+#include <string>
+#include <vector>
+
+#include "Lower.h"
+#include "coconet_aot.h"
+
+namespace coconet {
+
+struct ProgramValue {
+    std::string name;
+    Halide::Type type;
+    std::vector<int> extents;
+    Layout layout;
+};
+
+struct ProgramKernel {
+    int nsrc;
+    std::string function; // its name in an AOT library
+    bool device = false;  // compiled for a GPU target (some or all of it runs there)
+};
+
+// One step of coconet_aot_program (see coconet_aot.h for the fields).
+struct ProgramStep {
+    bool fused = false;
+    int segment = -1;     // the lowered program's segment
+    std::string pipeline; // the Halide function's name, "" for a pass without a producer
+    std::vector<int> params, outs;
+    // A fused pass: its call's fields, then the values it reads and writes.
+    std::string name;
+    int op = 0, dim = 0, nsplit = 1, group = 0;
+    std::vector<int> n;
+    int64_t chunk_elements = 0;
+    int path = 0;
+    int src = -1;
+    std::vector<int> pass_outs, gathered, slices, extras;
+    int chunks = 0;
+    std::vector<ProgramKernel> kernels; // added by whoever compiles them
+};
+
+struct ProgramPlan {
+    std::vector<ProgramValue> values;
+    int ninputs = 0;
+    std::vector<int> args;          // inputs, then outputs
+    std::vector<int> output_values; // per output
+    std::vector<ProgramStep> steps;
+    bool overlapped = false;
+};
+
+// The plan of a lowered program; `function_name` prefixes the names of the
+// steps' functions (`<function_name>_step<i>`, `..._producer`).
+ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &function_name);
+
+// The table entry of a value.
+coconet_value_info value_info(const ProgramValue &v);
+
+// The call a fused step makes, but for the pointers the table or the
+// executor fills in (name, gathered, src, outs, kernel).
+coconet_fused_call pass_call(const ProgramStep &s);
+
+} // namespace coconet
+
+#endif
