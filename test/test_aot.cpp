@@ -162,6 +162,37 @@ TEST_CASE("a NULL communicator (no backend) is refused", "[aot][error]") {
     }
 }
 
+TEST_CASE("a table or fused call of another version is refused, naming both", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 1, 1);
+    on_thread_ranks(1, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, 1);
+        // A table as a library generated for version 1 would hand the executor.
+        coconet_aot_program old = *aot_adam_program();
+        old.version = 1;
+        CHECK(coconet_aot_run(comm, &old, c.args.data()) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("the library's table has version 1 (") &&
+                       Catch::Contains("this runtime reads version " +
+                                       std::to_string(COCONET_AOT_VERSION)));
+        coconet_aot_program shorter = *aot_adam_program();
+        shorter.size -= 8;
+        CHECK(coconet_aot_run(comm, &shorter, c.args.data()) == COCONET_ERR_INVALID);
+        // The same table, whole, still runs.
+        CHECK(coconet_aot_run(comm, aot_adam_program(), c.args.data()) == COCONET_OK);
+
+        coconet_fused_call call = coconet_fused_call_init();
+        call.version = COCONET_FUSED_CALL_VERSION + 1;
+        CHECK(coconet_fused_reduce_scatter(comm, &call) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("a fused call of version " +
+                                   std::to_string(COCONET_FUSED_CALL_VERSION + 1)) &&
+                       Catch::Contains("runtime of coconet_fused_call version " +
+                                       std::to_string(COCONET_FUSED_CALL_VERSION)));
+        return 0;
+    });
+}
+
 TEST_CASE("generator parameters: unknown names, bad values, unknown generators", "[aot][error]") {
     std::unique_ptr<Generator> g = GeneratorRegistry::create("adam");
     CHECK_THROWS_WITH(g->set_param("size", "3"),

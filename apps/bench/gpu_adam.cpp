@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "gpu_adam_bench_cuda has no fused kernel for %d sources\n", size);
         return 1;
     }
-    const int64_t n = step.n[0];
+    const int64_t n = step.pass.n[0];
     // Every rank's gradient (Local: the whole value), and per rank its boxes
     // of the kernel's other inputs and its slices of the outputs.
     std::vector<FloatBuffer> grads;
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
         }
         int64_t begin = 0, end = 0;
         coconet_slice_range(n, size, r, &begin, &end);
-        for (int o = 0; o < step.npass_outs; o++) {
+        for (int o = 0; o < step.pass.nout; o++) {
             FloatBuffer b((int)(end - begin));
             b.set_min((int)begin);
             b.device_malloc(halide_cuda_device_interface());
@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
             for (FloatBuffer &o : outs[r]) {
                 args.push_back(o.raw_buffer());
             }
-            if (kernel->function(args.data()) != 0) {
+            if (kernel->function.call(kernel->function.context, args.data()) != 0) {
                 return false;
             }
         }
