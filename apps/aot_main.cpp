@@ -6,7 +6,10 @@
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi
 //
 // --gpu (the CUDA-target libraries) first looks for a GPU and, without one,
-// prints [SKIP] no GPU and succeeds. --nccl (the CUDA-target libraries, in a
+// prints [SKIP] no GPU and succeeds. GPU results are checked to 1e-5: Halide's
+// PTX backend contracts a * b + c into fma.rn.f32 even under strict_float
+// (the libraries' PTX has no separate mul.f32 left), so they differ from the
+// reference by rounding (measured on an H100: at most 1.9e-6). --nccl (the CUDA-target libraries, in a
 // build with the NCCL backend) runs them on NCCL worlds of one GPU per rank
 // (rank counts above the GPU count are skipped), checked to 1e-5 because
 // NCCL adds in an order of its own; libraries on process groups are skipped
@@ -63,7 +66,8 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
 
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
-bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring, bool nccl) {
+bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring, bool nccl,
+           bool gpu) {
     const Program program = apps::aot_program_source(p);
     const std::vector<RankBuffers> inputs =
         apps::inputs_for_generator(p->generator)(program, size, 1);
@@ -84,7 +88,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const double err = max_abs_diff(got, want);
-    const double tolerance = nccl || (ring && has_fused_pass(p)) ? 1e-5 : 0.0;
+    const double tolerance = gpu || (ring && has_fused_pass(p)) ? 1e-5 : 0.0;
     const std::vector<std::string> differ =
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
     const bool ok = err <= tolerance && differ.empty();
@@ -103,7 +107,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
 int main(int argc, char **argv) {
     std::vector<int> rank_counts = {1, 3, 4};
     std::vector<std::string> names;
-    bool mpi = false, ring = false, nccl = false;
+    bool mpi = false, ring = false, nccl = false, gpu = false;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
             rank_counts.clear();
@@ -118,9 +122,12 @@ int main(int argc, char **argv) {
             mpi = true;
         } else if (std::strcmp(argv[i], "--nccl") == 0) {
             nccl = true;
-        } else if (std::strcmp(argv[i], "--gpu") == 0 && coconet_gpu_count() == 0) {
-            std::printf("[SKIP] no GPU\n");
-            return 0;
+        } else if (std::strcmp(argv[i], "--gpu") == 0) {
+            gpu = true;
+            if (coconet_gpu_count() == 0) {
+                std::printf("[SKIP] no GPU\n");
+                return 0;
+            }
         } else {
             names.push_back(argv[i]);
         }
@@ -134,7 +141,19 @@ int main(int argc, char **argv) {
         }
         rank_counts = {coconet_comm_size(comm)};
     }
-    int failures = 0;
+    // A name that selects no library is a mistake, not a pass.
+    for (const std::string &n : names) {
+        bool known = false;
+        for (const coconet_aot_program *p : COCONET_AOT_PROGRAMS) {
+            known |= n == p->name;
+        }
+        if (!known) {
+            std::fprintf(stderr, "coconet_aot_app: no library named '%s' in this program\n",
+                         n.c_str());
+            return 2;
+        }
+    }
+    int failures = 0, runs = 0;
     for (const coconet_aot_program *p : COCONET_AOT_PROGRAMS) {
         bool selected = names.empty();
         for (const std::string &n : names) {
@@ -154,8 +173,9 @@ int main(int argc, char **argv) {
                                                : "more ranks than GPUs");
                 continue;
             }
+            runs++;
             try {
-                failures += check(p, size, comm, ring, nccl) ? 0 : 1;
+                failures += check(p, size, comm, ring, nccl, gpu) ? 0 : 1;
             } catch (const std::exception &e) {
                 std::printf("[FAIL] %s on %d ranks: %s\n", p->name, size, e.what());
                 failures++;
@@ -166,6 +186,7 @@ int main(int argc, char **argv) {
         coconet_mpi_comm_destroy(comm);
         coconet_mpi_finalize();
     }
-    std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
-    return failures ? 1 : 0;
+    std::printf("%s: %d of %d run(s) failed\n", failures || !runs ? "FAILED" : "OK", failures,
+                runs);
+    return failures || !runs ? 1 : 0;
 }

@@ -118,7 +118,11 @@ int main() {
     const double err = max_abs_diff(got, Reference(program).run(ranks, inputs));
     printf("Step 3: %d ranks, w_new starts %.4f %.4f %.4f, max error against the reference %g\n",
            ranks, args[0][W_NEW](0), args[0][W_NEW](1), args[0][W_NEW](2), err);
-    if (err != 0) {
+    // On the CPU the library matched the reference bit for bit. On a GPU it
+    // matches to rounding: Halide's PTX backend turns m * momentum + g into
+    // one fused multiply-add (fma.rn.f32), which rounds once where the
+    // reference rounds twice. An H100 gave 1.5e-8 here.
+    if (err > 1e-5) {
         printf("The CUDA-target library does not match the reference.\n");
         return 1;
     }
