@@ -9,11 +9,11 @@
 // prints [SKIP] no GPU and succeeds. GPU results are checked to 1e-5: Halide's
 // PTX backend contracts a * b + c into fma.rn.f32 even under strict_float
 // (the libraries' PTX has no separate mul.f32 left), so they differ from the
-// reference by rounding (measured on an H100: at most 1.9e-6). --nccl (the CUDA-target libraries, in a
-// build with the NCCL backend) runs them on NCCL worlds of one GPU per rank
-// (rank counts above the GPU count are skipped), checked to 1e-5 because
-// NCCL adds in an order of its own; libraries on process groups are skipped
-// (the NCCL backend has no groups yet).
+// reference by rounding (measured on an H100: at most 1.9e-6). --nccl (the
+// CUDA-target libraries, in a build with the NCCL backend) runs them on NCCL
+// worlds of one GPU per rank (rank counts above the GPU count are skipped);
+// NCCL also adds in an order of its own. Libraries on process groups are
+// skipped there (the NCCL backend has no groups yet).
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks. --path sets COCONET_FUSED_PATH; on the ring, fused passes
