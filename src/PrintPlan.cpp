@@ -217,11 +217,15 @@ std::vector<const DFuncContents *> in_order(const Analysis &a, const T &set) {
 std::string dump_analysis(const Analysis &analysis) {
     std::ostringstream s;
     for (const DFunc &f : analysis.order) {
-        const FuncInfo &info = analysis.of(f);
-        s << "  " << f.name() << ": " << info.layout.to_string() << " [" << ints(info.extents)
-          << "]";
-        for (const auto &[rvar, sliced] : info.sliced_rvars) {
-            s << " sliced rvar " << rvar << " of " << sliced.extent;
+        s << "  " << f.name();
+        // Layouts are known once infer_layouts has run.
+        auto it = analysis.info.find(f.get_contents().get());
+        if (it != analysis.info.end()) {
+            const FuncInfo &info = it->second;
+            s << ": " << info.layout.to_string() << " [" << ints(info.extents) << "]";
+            for (const auto &[rvar, sliced] : info.sliced_rvars) {
+                s << " sliced rvar " << rvar << " of " << sliced.extent;
+            }
         }
         s << "\n";
     }
@@ -248,7 +252,7 @@ std::string dump_liveness(const Liveness &liveness, const Analysis &analysis) {
         if (liveness.reads.count(f)) {
             s << ", reads [" << names(liveness.reads.at(f)) << "]";
         }
-        s << (liveness.live.count(f) ? "" : ", dead") << "\n";
+        s << (liveness.live.count(f) ? "" : ", not needed") << "\n";
     }
     for (size_t g = 0; g < liveness.pass_reads.size(); g++) {
         s << "  pass " << g << " reads [" << names(liveness.pass_reads[g].all()) << "]\n";
