@@ -11,8 +11,8 @@ namespace coconet {
 // The extern stage computing collective `f` from the Func `source` (its
 // input in the segment); `uc` is the user_context. chunk_dim >= 0: the stage
 // is one chunk of an overlapped collective.
-Halide::Func collective_stage(const DFuncContents &f, const Analysis &a,
-                              const Halide::Func &source, Halide::Expr uc, int chunk_dim = -1);
+Halide::Func collective_stage(const DFuncContents &f, const Analysis &a, const Halide::Func &source,
+                              Halide::Expr uc, int chunk_dim = -1);
 
 } // namespace coconet
 

@@ -7,16 +7,6 @@
 
 namespace coconet {
 
-const char *to_string(FuncRole role) {
-    switch (role) {
-    case FuncRole::Input: return "input";
-    case FuncRole::Halide: return "halide";
-    case FuncRole::Fused: return "fused";
-    case FuncRole::StandsFor: return "stands-for";
-    }
-    return "?";
-}
-
 std::vector<const DFuncContents *> FusedPassReads::all() const {
     std::vector<const DFuncContents *> r;
     if (source) {
@@ -93,11 +83,12 @@ std::set<const DFuncContents *> live_set(const Liveness &l) {
         if (!live.insert(t).second) {
             continue;
         }
-        const FuncRole role = l.role.at(t);
-        const std::vector<const DFuncContents *> reads =
-            role == FuncRole::Halide  ? l.reads.at(t)
-            : role == FuncRole::Fused ? l.pass_reads[l.pass_of.at(t)].all()
-                                      : std::vector<const DFuncContents *>();
+        std::vector<const DFuncContents *> reads;
+        if (l.role.at(t) == FuncRole::Halide) {
+            reads = l.reads.at(t);
+        } else if (l.role.at(t) == FuncRole::Fused) {
+            reads = l.pass_reads[l.pass_of.at(t)].all();
+        }
         work.insert(work.end(), reads.begin(), reads.end());
     }
     return live;
@@ -112,9 +103,9 @@ Liveness find_liveness(const Program &program, const Analysis &analysis,
         const DFuncContents *f = df.get_contents().get();
         const int g = pass_computing(*f, passes);
         const FuncRole role = f->kind == FuncKind::Input ? FuncRole::Input
-                              : f->gathered             ? FuncRole::StandsFor
-                              : g >= 0                  ? FuncRole::Fused
-                                                        : FuncRole::Halide;
+                              : f->gathered              ? FuncRole::StandsFor
+                              : g >= 0                   ? FuncRole::Fused
+                                                         : FuncRole::Halide;
         l.role[f] = role;
         if (role == FuncRole::Fused) {
             l.pass_of[f] = g;

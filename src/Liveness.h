@@ -21,8 +21,6 @@ enum class FuncRole {
     StandsFor // scheduled away: its reads go to its sliced part or its gather
 };
 
-const char *to_string(FuncRole role);
-
 // What a fused pass reads, besides what it computes itself.
 struct FusedPassReads {
     const DFuncContents *source = nullptr;           // what a reducing pass reduces
@@ -44,7 +42,7 @@ struct Liveness {
     std::map<const DFuncContents *, int> chunked_source_of;
     // The value that holds program output i.
     std::vector<const DFuncContents *> output_values;
-    std::set<const DFuncContents *> live;        // what the outputs need
+    std::set<const DFuncContents *> live;             // what the outputs need
     std::vector<const DFuncContents *> live_in_order; // the same, producers first
 
     // The pass f is the chunked source of, or -1.

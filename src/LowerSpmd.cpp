@@ -22,9 +22,7 @@ struct Facts {
     const Liveness &liveness;
     const Placement &placement;
 
-    bool halide(const DFuncContents *f) const {
-        return liveness.role.at(f) == FuncRole::Halide;
-    }
+    bool halide(const DFuncContents *f) const { return liveness.role.at(f) == FuncRole::Halide; }
 };
 
 // The parameters a pipeline reads values through, by value.
@@ -88,8 +86,7 @@ std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int ch
 // chunk of the outermost dimension, with the collective and its producer
 // computed per chunk, the producer asynchronously.
 Func overlapped_stage(const DFuncContents &f, int s,
-                      const std::map<const DFuncContents *, Func> &funcs, Expr uc,
-                      const Facts &x) {
+                      const std::map<const DFuncContents *, Func> &funcs, Expr uc, const Facts &x) {
     const FuncInfo &info = x.analysis.of(&f);
     const int dims = (int)info.extents.size(), c = dims - 1;
     const int chunks = overlap_chunks(f, x.analysis);
@@ -266,8 +263,8 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                 // of its own pipeline.
                 ParamMap &reads = g >= 0 ? source_params[g] : params;
                 CalleeMap callee = [&](const DFuncContents &c) {
-                    return read_in(scheduled_target(f, c, analysis), g >= 0 ? -1 : s, reads,
-                                   funcs, x);
+                    return read_in(scheduled_target(f, c, analysis), g >= 0 ? -1 : s, reads, funcs,
+                                   x);
                 };
                 funcs[f] = rebuild_compute(*f, analysis.of(f), callee, out.rank, out.size);
             }

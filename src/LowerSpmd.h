@@ -28,7 +28,7 @@ struct HalideSegment {
 };
 
 struct SpmdSegment {
-    int fused_pass = -1; // >= 0: the pass of SpmdPipeline::passes[fused_pass]
+    int fused_pass = -1;  // >= 0: the pass of SpmdPipeline::passes[fused_pass]
     HalideSegment halide; // otherwise; for an overlapped pass, the pipeline
                           // computing its source, run chunk by chunk with it
     int chunks = 0;       // overlapped pass: chunks of the outermost dimension
@@ -67,8 +67,8 @@ struct PlanStep {
 
 struct SpmdPipeline {
     std::vector<SpmdSegment> segments; // in execution order
-    std::vector<FusedPass> passes; // with their extra inputs and outputs
-    std::vector<PlanStep> steps;   // every Func, producers first
+    std::vector<FusedPass> passes;     // with their extra inputs and outputs
+    std::vector<PlanStep> steps;       // every Func, producers first
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;
     // Whether a Halide segment has an overlapped collective (async producers).

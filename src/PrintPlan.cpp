@@ -45,8 +45,7 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
     case StepRole::FusedDead: return "dead: no consumer reads the fused pass, not emitted";
     case StepRole::Split: return "split into " + f.sliced_part->name + " + " + f.gathered->name;
     case StepRole::ComputedOnSlices:
-        return "computed on slices as " + f.sliced_part->name + ", gathered by " +
-               f.gathered->name;
+        return "computed on slices as " + f.sliced_part->name + ", gathered by " + f.gathered->name;
     case StepRole::SendsSlices:
         return "sends slices as " + f.sliced_part->name + " + " + f.gathered->name;
     case StepRole::ChunkedSource:
@@ -201,6 +200,33 @@ std::string ints(const std::vector<int> &v) {
     return s;
 }
 
+const char *to_string(FuncRole role) {
+    switch (role) {
+    case FuncRole::Input: return "input";
+    case FuncRole::Halide: return "halide";
+    case FuncRole::Fused: return "fused";
+    case FuncRole::StandsFor: return "stands-for";
+    }
+    return "?";
+}
+
+const char *to_string(StepRole role) {
+    switch (role) {
+    case StepRole::Input: return "input";
+    case StepRole::Computed: return "computed";
+    case StepRole::Dead: return "dead";
+    case StepRole::ChunkedSource: return "chunked source";
+    case StepRole::Split: return "split";
+    case StepRole::ComputedOnSlices: return "computed on slices";
+    case StepRole::SendsSlices: return "sends slices";
+    case StepRole::PassCollective: return "pass collective";
+    case StepRole::FusedMember: return "fused member";
+    case StepRole::FusedGather: return "fused gather";
+    case StepRole::FusedDead: return "fused, dead";
+    }
+    return "?";
+}
+
 template<typename T>
 std::vector<const DFuncContents *> in_order(const Analysis &a, const T &set) {
     std::vector<const DFuncContents *> r;
@@ -275,9 +301,8 @@ std::string dump_placement(const Placement &placement, const std::vector<FusedPa
         s << "  pass " << g << " of " << passes[g].scatter->name << ": after segment "
           << placement.slot[g] << ", leaves";
         for (const FusedOutput &o : placement.pass_outputs[g]) {
-            s << " " << o.member->name << " (slice "
-              << (o.slice_value ? o.slice_value->name : "-") << ", gathered "
-              << (o.gathered_value ? o.gathered_value->name : "-") << ")";
+            s << " " << o.member->name << " (slice " << (o.slice_value ? o.slice_value->name : "-")
+              << ", gathered " << (o.gathered_value ? o.gathered_value->name : "-") << ")";
         }
         s << "\n";
     }
@@ -302,6 +327,20 @@ std::string dump_spmd(const SpmdPipeline &spmd) {
         }
         if (!h.param_values.empty()) {
             s << ", params [" << names(h.param_values) << "]";
+        }
+        s << "\n";
+    }
+    for (const PlanStep &step : spmd.steps) {
+        s << "  " << step.func->name << ": " << to_string(step.role);
+        if (step.segment >= 0) {
+            s << " in " << step.segment;
+        }
+        if (!step.slice_reads.empty()) {
+            s << ", reads slices of [" << names(step.slice_reads) << "]";
+        }
+        if (step.overlapped_with) {
+            s << ", overlapped with " << step.overlapped_with->name << " in " << step.chunks
+              << " chunks";
         }
         s << "\n";
     }

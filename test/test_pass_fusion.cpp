@@ -3,9 +3,9 @@
 #include "TestUtil.h"
 
 using namespace coconet;
+using Catch::Matchers::Contains;
 using coconet_test::contents;
 using coconet_test::message_of;
-using Catch::Matchers::Contains;
 using Halide::Var;
 
 TEST_CASE("find_fused_passes: one pass per collective, members producers first",

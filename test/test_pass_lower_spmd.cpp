@@ -7,8 +7,8 @@
 #include "TestUtil.h"
 
 using namespace coconet;
-using coconet_test::contents;
 using Catch::Matchers::Contains;
+using coconet_test::contents;
 using Halide::Var;
 
 namespace {
@@ -46,8 +46,8 @@ TEST_CASE("lower_spmd: one Halide segment, a dead gather", "[passes][schedules]"
     const SpmdSegment &seg = spmd.segments[0];
     CHECK(seg.fused_pass == -1);
     CHECK(seg.halide.outputs == Funcs{contents(u)});
-    CHECK(as_set(seg.halide.param_values) == std::set<const DFuncContents *>{contents(g),
-                                                                            contents(m)});
+    CHECK(as_set(seg.halide.param_values) ==
+          std::set<const DFuncContents *>{contents(g), contents(m)});
     CHECK(seg.halide.params.size() == 2);
     CHECK_FALSE(spmd.overlapped);
     CHECK(spmd.output_values == Funcs{contents(u)});
@@ -124,7 +124,7 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
         DFunc y("y");
         y(i, j) = s(i, j) + 1.0f;
         y.compute_sliced();
-    y.fuse_with(s);
+        y.fuse_with(s);
         Program p("fused_overlap");
         p.output(y, Replicated());
         const SpmdPipeline spmd = lower(p).spmd;
@@ -162,8 +162,8 @@ TEST_CASE("lower() dumps every pass under COCONET_DEBUG", "[passes]") {
         lower(p); // quiet again
     }
     const std::string dump = captured.str();
-    for (const char *pass : {"collect_funcs", "infer_layouts", "find_fused_passes",
-                             "find_liveness", "place", "lower_spmd"}) {
+    for (const char *pass : {"collect_funcs", "infer_layouts", "find_fused_passes", "find_liveness",
+                             "place", "lower_spmd"}) {
         CHECK_THAT(dump, Contains(std::string("coconet: dumped after ") + pass + ":\n"));
     }
     CHECK_THAT(dump, Contains("  t: Replicated [8]\n"));
