@@ -239,7 +239,8 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
         ParamMap params;
         std::vector<Func> outputs;
         std::vector<const DFuncContents *> values;
-        auto exported = [&](const DFuncContents *f) {
+        // What later segments, passes and outputs read leaves the segment.
+        auto leave_if_exported = [&](const DFuncContents *f) {
             if (placement.exported.count(f)) {
                 outputs.push_back(funcs.at(f));
                 values.push_back(f);
@@ -253,9 +254,10 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
             if (f->kind == FuncKind::Collective && overlap_chunks(*f, analysis) > 0) {
                 funcs[f] = overlapped_stage(*f, s, funcs, uc, x);
                 out.overlapped = true;
-                exported(f);
+                leave_if_exported(f);
                 continue;
-            } else if (f->kind == FuncKind::Collective) {
+            }
+            if (f->kind == FuncKind::Collective) {
                 const DFuncContents *source = liveness.reads.at(f)[0];
                 funcs[f] = collective_stage(*f, analysis, read_in(source, s, params, funcs, x), uc);
             } else {
@@ -273,7 +275,7 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
             if (g >= 0) {
                 sources[g] = f; // a pipeline of its own
             } else {
-                exported(f);
+                leave_if_exported(f);
             }
         }
         if (!outputs.empty()) {
