@@ -22,7 +22,7 @@ struct FusedPass {
     // every rank's copy, with nothing to reduce).
     std::shared_ptr<DFuncContents> scatter;
     std::vector<const DFuncContents *> members; // computed in the pass, producers first
-    // Filled by lower_spmd, which knows what is read after the pass.
+    // Filled by lower_spmd, from what liveness and placement found.
     std::vector<FusedOutput> outputs;
     std::vector<const DFuncContents *> extra_inputs; // other values the members read
     bool reduces() const;

@@ -1,9 +1,27 @@
 #include "Lower.h"
 
+#include <cstdlib>
+#include <iostream>
+
 #include "CollectFuncs.h"
 #include "InferLayouts.h"
+#include "PrintPlan.h"
 
 namespace coconet {
+
+namespace {
+
+// COCONET_DEBUG >= 1 prints what each pass produced to stderr, like Halide's
+// HL_DEBUG_CODEGEN; `dump` is called only then.
+template<typename Dump>
+void debug_dump(const char *pass, const Program &program, Dump &&dump) {
+    const char *level = std::getenv("COCONET_DEBUG");
+    if (level && std::atoi(level) >= 1) {
+        std::cerr << "coconet: " << program.name() << " after " << pass << ":\n" << dump();
+    }
+}
+
+} // namespace
 
 Analysis analyze(const Program &program) {
     Analysis analysis = collect_funcs(program);
@@ -11,10 +29,21 @@ Analysis analyze(const Program &program) {
     return analysis;
 }
 
+// The passes, one line each, with what each produced under COCONET_DEBUG.
 LoweredProgram lower(const Program &program) {
-    Analysis analysis = analyze(program);
-    SpmdPipeline spmd = lower_spmd(program, analysis);
-    return LoweredProgram{program, std::move(analysis), std::move(spmd)};
+    Analysis a = collect_funcs(program);
+    debug_dump("collect_funcs", program, [&] { return dump_analysis(a); });
+    infer_layouts(program, a);
+    debug_dump("infer_layouts", program, [&] { return dump_analysis(a); });
+    std::vector<FusedPass> passes = find_fused_passes(a);
+    debug_dump("find_fused_passes", program, [&] { return dump_fused_passes(passes); });
+    Liveness liveness = find_liveness(program, a, passes);
+    debug_dump("find_liveness", program, [&] { return dump_liveness(liveness, a); });
+    Placement placement = place(a, passes, liveness);
+    debug_dump("place", program, [&] { return dump_placement(placement, passes, a); });
+    SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement);
+    debug_dump("lower_spmd", program, [&] { return dump_spmd(spmd); });
+    return LoweredProgram{program, std::move(a), std::move(spmd)};
 }
 
 Halide::Target jit_target() {

@@ -1,5 +1,8 @@
 // Lowering a distributed program, top to bottom: find its Funcs, infer layouts
-// and shapes, then build the SPMD Halide pipeline that every rank runs.
+// and shapes, find the fused passes, what is live and where everything runs,
+// then build the SPMD Halide pipelines that every rank runs. With
+// COCONET_DEBUG=1 in the environment, lower() prints what each pass produced
+// to stderr.
 #ifndef COCONET_LOWER_H
 #define COCONET_LOWER_H
 

@@ -1,8 +1,8 @@
 #include "LowerSpmd.h"
 
 #include <algorithm>
-#include <set>
 
+#include "CollectiveStage.h"
 #include "Error.h"
 #include "Rebuild.h"
 #include "ScheduledReads.h"
@@ -15,607 +15,291 @@ using namespace Halide::Internal;
 
 namespace {
 
-// chunk_dim >= 0: the stage is one chunk of an overlapped collective.
-Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc,
-                      int chunk_dim = -1) {
-    const CollectiveDesc &c = *f.collective;
-    const FuncInfo &src = a.of(c.source.get());
-    int arg_a = -1, arg_b = -1, root = c.root;
-    switch (c.kind) {
-    case CollectiveKind::ReduceScatter:
-        arg_a = c.dim;
-        arg_b = chunk_dim;
-        break;
-    case CollectiveKind::AllReduce: arg_b = chunk_dim; break;
-    case CollectiveKind::AllGather: arg_a = src.layout.dim; break;
-    case CollectiveKind::SendRecv:
-        arg_a = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
-        arg_b = src.layout.kind == LayoutKind::Local ? 1 : 0;
-        break;
-    case CollectiveKind::AllToAll:
-        arg_a = c.dim;
-        arg_b = c.concat_dim;
-        root = chunk_dim;
-        break;
-    default: break;
+// What the passes before this one found.
+struct Facts {
+    const Analysis &analysis;
+    const std::vector<FusedPass> &passes;
+    const Liveness &liveness;
+    const Placement &placement;
+
+    bool halide(const DFuncContents *f) const { return liveness.role.at(f) == FuncRole::Halide; }
+};
+
+// The parameters a pipeline reads values through, by value.
+using ParamMap = std::map<const DFuncContents *, Halide::ImageParam>;
+
+// The Func through which a pipeline reads value t: t's own Func if the
+// pipeline computes it (the Halide segment s; -1: the pipeline of an
+// overlapped pass's source, which computes only that source), else a parameter.
+Func read_in(const DFuncContents *t, int s, ParamMap &params,
+             const std::map<const DFuncContents *, Func> &funcs, const Facts &x) {
+    if (x.halide(t) && x.placement.segment.at(t) == s) {
+        return funcs.at(t);
     }
-    std::vector<Halide::ExternFuncArgument> args;
-    args.emplace_back(uc);
-    args.emplace_back(StringImm::make(f.name));
-    for (int v : {(int)c.kind, (int)c.op, root, arg_a, arg_b, src.layout.group.nsplit,
-                  src.layout.group.index, c.dst.index}) {
-        args.emplace_back(Expr(v));
+    if (x.liveness.role.at(t) == FuncRole::Input) {
+        params[t] = *t->param;
+        return Func(*t->param);
     }
-    for (int d = 0; d < 4; d++) {
-        args.emplace_back(Expr(d < (int)src.extents.size() ? src.extents[d] : 1));
+    auto it = params.find(t);
+    if (it == params.end()) {
+        const int dims = (int)x.analysis.of(t).extents.size();
+        it = params.emplace(t, Halide::ImageParam(t->func.type(), dims, t->name + "_in")).first;
     }
-    args.emplace_back(source);
-    Func stage(f.name);
-    stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),
-                        Halide::NameMangling::C);
-    return stage;
+    return Func(it->second);
 }
 
-enum class Node {
-    Input,
-    Halide,   // computed by a Halide segment
-    Fused,    // computed (or gathered) by a fused pass
-    StandsFor // scheduled away: its reads go to its sliced part or its gather
-};
-
-// Where every Func is computed and what it reads once scheduled, then the
-// segments built from that.
-class SegmentBuilder {
-public:
-    SegmentBuilder(const Program &p, const Analysis &a) : program(p), analysis(a) {
-        out.passes = find_fused_passes(a);
+// Checks that collective f (overlapped in `chunks`) and its producer p
+// can run chunk by chunk: "overlap(f, p, k): " prefixes the messages.
+std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks,
+                          const Facts &x) {
+    const FuncInfo &info = x.analysis.of(&f);
+    const int c = (int)info.extents.size() - 1;
+    const std::string where =
+        "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
+    coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
+        << where << f.name << " is " << info.layout.to_string()
+        << "; the chunks run along the outermost dimension " << c
+        << ", which must not be the sliced one.";
+    const Layout &from = x.analysis.of(p).layout;
+    coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != c)
+        << where << p->name << " is " << from.to_string()
+        << "; the chunks run along the outermost dimension " << c
+        << ", which must not be the one its ranks are sliced along.";
+    coconet_user_assert(x.halide(p) && p->kind == FuncKind::Compute)
+        << where << p->name << " is not computed by a Halide pipeline.";
+    for (const DFuncContents *other : x.liveness.live_in_order) {
+        if (other != &f && x.halide(other)) {
+            const auto &r = x.liveness.reads.at(other);
+            coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
+                << where << p->name << " is also read by " << other->name
+                << "; only a producer that the collective alone reads is computed in chunks.";
+        }
     }
+    const auto &outs = x.liveness.output_values;
+    coconet_user_assert(std::find(outs.begin(), outs.end(), p) == outs.end())
+        << where << p->name << " is a program output; only a producer that the collective "
+        << "alone reads is computed in chunks.";
+    return where;
+}
 
-    SpmdPipeline build() {
-        for (const DFunc &f : analysis.order) {
-            const DFuncContents *c = f.get_contents().get();
-            node[c] = classify(*c);
-        }
-        for (size_t g = 0; g < out.passes.size(); g++) {
-            collect_group_reads((int)g);
-        }
-        for (const ProgramOutput &o : program.outputs()) {
-            out.output_values.push_back(
-                scheduled_target(nullptr, *o.func.get_contents(), analysis));
-        }
-        find_live();
-        for (const DFuncContents *t : out.output_values) {
-            needed_later(t, -1);
-        }
-        int last = -1;
-        for (const DFuncContents *f : live_in_order()) {
-            if (node[f] == Node::Halide) {
-                last = std::max(last, segment_of(*f));
-            } else if (node[f] == Node::Fused) {
-                last = std::max(last, slot_of(group_of(*f)));
-            }
-        }
-        build_segments(last);
-        make_steps();
-        return std::move(out);
+// An overlapped collective in segment s: a Func that copies it chunk by
+// chunk of the outermost dimension, with the collective and its producer
+// computed per chunk, the producer asynchronously.
+Func overlapped_stage(const DFuncContents &f, int s,
+                      const std::map<const DFuncContents *, Func> &funcs, Expr uc, const Facts &x) {
+    const FuncInfo &info = x.analysis.of(&f);
+    const int dims = (int)info.extents.size(), c = dims - 1;
+    const int chunks = overlap_chunks(f, x.analysis);
+    const DFuncContents *p = x.liveness.reads.at(&f)[0];
+    const std::string where = check_overlap(f, p, chunks, x);
+    // Ranks outside a group would still size the chunked producer's
+    // inputs (Halide's bounds of an empty chunk loop), so groups wait.
+    coconet_user_assert(info.layout.group.is_world())
+        << where << f.name << " lives on " << info.layout.group.to_string()
+        << "; only collectives of the whole world are overlapped so far.";
+    coconet_user_assert(x.placement.segment.at(p) == s && !x.placement.exported.count(p))
+        << where << p->name << " is not computed in the same Halide pipeline as " << f.name
+        << ", or is needed after it.";
+    Func producer = funcs.at(p);
+    Func stage = collective_stage(f, x.analysis, producer, uc, c);
+    Func chunked(f.name + "_chunks");
+    std::vector<Halide::Var> vars;
+    for (int d = 0; d < dims; d++) {
+        vars.emplace_back("x" + std::to_string(d));
     }
+    chunked(vars) = stage(vars);
+    const int n = info.extents[c];
+    const int size = std::max(1, (n + chunks - 1) / chunks);
+    Halide::Var outer("chunk"), inner("within");
+    // Every rank runs every chunk, so that all call the collective alike.
+    chunked.compute_root().bound(vars[c], 0, info.extents[c]);
+    chunked.split(vars[c], outer, inner, size, Halide::TailStrategy::GuardWithIf);
+    stage.compute_at(chunked, outer);
+    producer.compute_at(chunked, outer).async();
+    return chunked;
+}
 
-private:
-    Node classify(const DFuncContents &f) const {
-        if (f.kind == FuncKind::Input) {
-            return Node::Input;
-        }
-        if (f.gathered) {
-            return Node::StandsFor;
-        }
-        return group_of(f) >= 0 ? Node::Fused : Node::Halide;
+HalideSegment halide_segment(const std::vector<Func> &outputs,
+                             std::vector<const DFuncContents *> values, const ParamMap &params) {
+    HalideSegment h;
+    h.pipeline = Halide::Pipeline(outputs);
+    h.outputs = std::move(values);
+    for (const auto &[value, param] : params) {
+        h.params.push_back(param);
+        h.param_values.push_back(value);
     }
+    return h;
+}
 
-    // The fused group that computes or gathers f, or -1.
-    int group_of(const DFuncContents &f) const {
-        for (size_t g = 0; g < out.passes.size(); g++) {
-            if (out.passes[g].computes(&f) || out.passes[g].gathers(f)) {
-                return (int)g;
-            }
-        }
-        return -1;
-    }
-
-    std::vector<const DFuncContents *> reads_of(const DFuncContents &f) const {
-        std::vector<const DFuncContents *> r;
-        if (f.kind == FuncKind::Collective) {
-            r.push_back(scheduled_target(nullptr, *f.collective->source, analysis));
-            return r;
-        }
-        for (const auto &def : definitions_of(f)) {
-            for (const auto &call : distributed_calls(f, def)) {
-                const DFuncContents *t = scheduled_target(&f, *call.callee, analysis);
-                if (std::find(r.begin(), r.end(), t) == r.end()) {
-                    r.push_back(t);
-                }
-            }
-        }
+// The gathered Funcs that f reads at its own slice only (it reads their
+// sliced parts), in order of first read.
+std::vector<const DFuncContents *> slice_reads(const DFuncContents &f, const Analysis &a) {
+    std::vector<const DFuncContents *> r;
+    if (f.kind != FuncKind::Compute) {
         return r;
     }
-
-    // What the outputs need, through Halide Funcs' reads and fused passes'.
-    void find_live() {
-        std::vector<const DFuncContents *> work(out.output_values.begin(), out.output_values.end());
-        while (!work.empty()) {
-            const DFuncContents *t = work.back();
-            work.pop_back();
-            if (!live.insert(t).second) {
-                continue;
-            }
-            if (node.at(t) == Node::Halide) {
-                for (const DFuncContents *r : reads_of(*t)) {
-                    work.push_back(r);
-                }
-            } else if (node.at(t) == Node::Fused) {
-                for (const DFuncContents *r : group_reads[group_of(*t)]) {
-                    work.push_back(r);
-                }
+    for (const auto &def : definitions_of(f)) {
+        for (const auto &call : distributed_calls(f, def)) {
+            const DFuncContents *c = call.callee.get();
+            if (c->gathered && std::find(r.begin(), r.end(), c) == r.end() &&
+                scheduled_target(&f, *c, a) == c->sliced_part.get()) {
+                r.push_back(c);
             }
         }
     }
+    return r;
+}
 
-    // The live Funcs in dependency order (messages and plans do not depend on addresses).
-    std::vector<const DFuncContents *> live_in_order() const {
-        std::vector<const DFuncContents *> r;
-        for (const DFunc &f : analysis.order) {
-            if (live.count(f.get_contents().get())) {
-                r.push_back(f.get_contents().get());
-            }
-        }
-        return r;
+StepRole stands_for_role(const DFuncContents &f) {
+    if (f.kind != FuncKind::Collective) {
+        return StepRole::ComputedOnSlices;
     }
+    return f.collective->kind == CollectiveKind::SendRecv ? StepRole::SendsSlices : StepRole::Split;
+}
 
-    // A group's source and the other values its members read.
-    void collect_group_reads(int g) {
-        FusedPass &group = out.passes[g];
-        if (group.reduces()) {
-            group_reads[g].push_back(
-                scheduled_target(nullptr, *group.scatter->collective->source, analysis));
-        }
-        for (const DFuncContents *m : group.members) {
-            for (const DFuncContents *t : reads_of(*m)) {
-                if (group.computes(t)) {
-                    continue;
-                }
-                coconet_user_assert(!group.gathers(*t))
-                    << "fuse_with(" << m->name << ", " << group.scatter->name << "): " << m->name
-                    << " reads " << t->name << ", the gathered result of the same pass.";
-                if (std::find(group.extra_inputs.begin(), group.extra_inputs.end(), t) ==
-                    group.extra_inputs.end()) {
-                    group.extra_inputs.push_back(t);
-                    group_reads[g].push_back(t);
-                }
-            }
-        }
-    }
-
-    // The first segment (Halide segment index) in which value t can be read.
-    int available(const DFuncContents *t) {
-        switch (node.at(t)) {
-        case Node::Input: return 0;
-        case Node::Halide: return segment_of(*t);
-        case Node::Fused: return slot_of(group_of(*t)) + 1;
-        case Node::StandsFor: break;
-        }
-        coconet_internal_assert(false) << t->name << " is read but stands for other Funcs";
-        return 0;
-    }
-
-    int segment_of(const DFuncContents &f) {
-        auto it = segment.find(&f);
-        if (it != segment.end()) {
-            return it->second;
-        }
-        if (active.count(&f)) {
-            cycle_error(f);
-        }
-        active.insert(&f);
-        int s = 0;
-        for (const DFuncContents *t : reads_of(f)) {
-            s = std::max(s, available(t));
-        }
-        active.erase(&f);
-        return segment[&f] = s;
-    }
-
-    // The Halide segment after which group g's pass runs.
-    int slot_of(int g) {
-        auto it = slot.find(g);
-        if (it != slot.end()) {
-            return it->second;
-        }
-        const DFuncContents *key = out.passes[g].scatter.get();
-        if (active.count(key)) {
-            cycle_error(*key);
-        }
-        active.insert(key);
-        passes.push_back(g);
-        int s = 0;
-        for (const DFuncContents *t : group_reads[g]) {
-            s = std::max(s, available(t));
-        }
-        passes.pop_back();
-        active.erase(key);
-        return slot[g] = s;
-    }
-
-    // Funcs alone cannot form a cycle (they are ordered), so a cycle runs
-    // through the pass being placed.
-    [[noreturn]] void cycle_error(const DFuncContents &at) {
-        const DFuncContents &key = *out.passes[passes.front()].scatter;
-        coconet_user_error << "fuse_with(..., " << key.name
-                           << "): the Funcs fused into the pass of " << key.name
-                           << " read a value that needs the pass's result (through " << at.name
-                           << ").";
-    }
-
-    // Records that value t is read by something in segment `reader_segment`
-    // (-1: after the last segment, a program output).
-    void needed_later(const DFuncContents *t, int reader_segment) {
-        const Node n = node.at(t);
-        if (n == Node::Halide && (reader_segment < 0 || segment_of(*t) < reader_segment)) {
-            exported.insert(t);
-        } else if (n == Node::Fused) {
-            FusedPass &g = out.passes[group_of(*t)];
-            const bool gather = g.gathers(*t);
-            const DFuncContents *member = gather ? t->collective->source.get() : t;
-            auto o = std::find_if(g.outputs.begin(), g.outputs.end(),
-                                  [&](const FusedOutput &x) { return x.member == member; });
-            if (o == g.outputs.end()) {
-                g.outputs.push_back(FusedOutput{member});
-                o = g.outputs.end() - 1;
-            }
-            (gather ? o->gathered_value : o->slice_value) = t;
-        }
-    }
-
-    // The Func segment s reads value t through.
-    Func in_segment(int s, const DFuncContents *t) {
-        if (node.at(t) == Node::Halide && segment_of(*t) == s) {
-            return funcs.at(t);
-        }
-        if (node.at(t) == Node::Input) {
-            params[s][t] = *t->param;
-            return Func(*t->param);
-        }
-        auto &p = params[s];
-        auto it = p.find(t);
-        if (it == p.end()) {
-            const FuncInfo &info = analysis.of(t);
-            it = p.emplace(t, Halide::ImageParam(t->func.type(), (int)info.extents.size(),
-                                                 t->name + "_in"))
-                     .first;
-        }
-        return Func(it->second);
-    }
-
-    void build_segments(int last) {
-        Expr uc = Halide::user_context_value();
-        Expr rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
-        Expr size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
-        out.rank = rank;
-        out.size = size;
-        // What later segments, passes and outputs read from each segment.
-        std::set<int> live_groups;
-        for (const DFuncContents *f : live_in_order()) {
-            if (node[f] == Node::Halide) {
-                // The source of an overlapped pass runs in a pipeline of its
-                // own, once per chunk: it reads everything as finished values,
-                // so that no collective runs again per chunk.
-                const bool own = overlapped_pass_of(*f) >= 0;
-                for (const DFuncContents *t : reads_of(*f)) {
-                    needed_later(t, segment_of(*f) + (own ? 1 : 0));
-                }
-            } else if (node[f] == Node::Fused) {
-                live_groups.insert(group_of(*f));
-            }
-        }
-        for (int g : live_groups) {
-            for (const DFuncContents *t : group_reads[g]) {
-                needed_later(t, slot_of(g) + 1);
-            }
-        }
-        for (int s = 0; s <= last; s++) {
-            std::vector<Func> outputs;
-            HalideSegment h;
-            for (const DFunc &df : analysis.order) {
-                const DFuncContents *f = df.get_contents().get();
-                if (node[f] != Node::Halide || !live.count(f) || segment_of(*f) != s) {
-                    continue;
-                }
-                if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
-                    funcs[f] = overlapped_stage(*f, s, uc);
-                    out.overlapped = true;
-                    if (exported.count(f)) {
-                        outputs.push_back(funcs[f]);
-                        h.outputs.push_back(f);
-                    }
-                    continue;
-                } else if (f->kind == FuncKind::Collective) {
-                    funcs[f] = collective_stage(*f, analysis, in_segment(s, reads_of(*f)[0]), uc);
-                } else {
-                    // The source of overlapped pass g reads through parameters
-                    // of its own pipeline (key -1 - g).
-                    const int g = overlapped_pass_of(*f);
-                    const int reads_in = g >= 0 ? -1 - g : s;
-                    CalleeMap callee = [&](const DFuncContents &c) {
-                        return in_segment(reads_in, scheduled_target(f, c, analysis));
-                    };
-                    funcs[f] = rebuild_compute(*f, analysis.of(f), callee, rank, size);
-                }
-                // Unscheduled: every distributed Func is materialized on its own.
-                funcs[f].compute_root();
-                if (overlapped_pass_of(*f) >= 0) {
-                    producers[overlapped_pass_of(*f)] = f; // a pipeline of its own
-                } else if (exported.count(f)) {
-                    outputs.push_back(funcs[f]);
-                    h.outputs.push_back(f);
-                }
-            }
-            if (!outputs.empty()) {
-                h.pipeline = Halide::Pipeline(outputs);
-                for (auto &[value, param] : params[s]) {
-                    h.params.push_back(param);
-                    h.param_values.push_back(value);
-                }
-                out.segments.push_back(SpmdSegment{-1, std::move(h)});
-                halide_index[s] = (int)out.segments.size() - 1;
-            }
-            for (size_t g = 0; g < out.passes.size(); g++) {
-                if (slot_of((int)g) == s && !out.passes[g].outputs.empty()) {
-                    SpmdSegment pass{(int)g, {}, 0};
-                    if (producers.count(g)) {
-                        // The source's own pipeline, with the segment's parameters.
-                        const DFuncContents *p = producers[g];
-                        check_overlap(*out.passes[g].scatter, p,
-                                      overlap_chunks(*out.passes[g].scatter));
-                        pass.chunks = overlap_chunks(*out.passes[g].scatter);
-                        pass.halide.pipeline = Halide::Pipeline({funcs.at(p)});
-                        pass.halide.outputs = {p};
-                        for (auto &[value, param] : params[-1 - (int)g]) {
-                            pass.halide.params.push_back(param);
-                            pass.halide.param_values.push_back(value);
-                        }
-                    }
-                    out.segments.push_back(std::move(pass));
-                    pass_index[g] = (int)out.segments.size() - 1;
-                }
-            }
-        }
-    }
-
-    // The chunks of an overlapped collective: its own, or those of the split
-    // all_reduce it is the reduce_scatter of.
-    int overlap_chunks(const DFuncContents &f) const {
-        if (f.overlap_chunks > 0) {
-            return f.overlap_chunks;
-        }
-        for (const DFunc &df : analysis.order) {
-            const auto &c = df.get_contents();
-            if (c->sliced_part.get() == &f && c->kind == FuncKind::Collective) {
-                return c->overlap_chunks;
-            }
-        }
-        return 0;
-    }
-
-    // The fused pass (group index) whose source f is and which is overlapped
-    // with it, or -1: f is then computed chunk by chunk with the pass.
-    int overlapped_pass_of(const DFuncContents &f) const {
-        for (size_t g = 0; g < out.passes.size(); g++) {
-            const FusedPass &group = out.passes[g];
-            if (group.reduces() && overlap_chunks(*group.scatter) > 0 &&
-                scheduled_target(nullptr, *group.scatter->collective->source, analysis) == &f) {
-                return (int)g;
-            }
-        }
-        return -1;
-    }
-
-    // "4 tiles of 2 along dimension 1" for collective f overlapped in chunks.
-    std::string chunking(const DFuncContents &f) const {
-        const std::vector<int> &n = analysis.of(&f).extents;
-        const int chunks = overlap_chunks(f), dim = (int)n.size() - 1;
-        const int size = std::max(1, (n[dim] + chunks - 1) / chunks);
-        return std::to_string((n[dim] + size - 1) / size) + " tiles of " + std::to_string(size) +
-               " along dimension " + std::to_string(dim);
-    }
-
-    // Checks that collective f (overlapped in `chunks`) and its producer p
-    // can run chunk by chunk: "overlap(f, p, k): " prefixes the messages.
-    std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks) {
-        const FuncInfo &info = analysis.of(&f);
-        const int c = (int)info.extents.size() - 1;
-        const std::string where =
-            "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
-        coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
-            << where << f.name << " is " << info.layout.to_string()
-            << "; the chunks run along the outermost dimension " << c
-            << ", which must not be the sliced one.";
-        const Layout &from = analysis.of(p).layout;
-        coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != c)
-            << where << p->name << " is " << from.to_string()
-            << "; the chunks run along the outermost dimension " << c
-            << ", which must not be the one its ranks are sliced along.";
-        coconet_user_assert(node.at(p) == Node::Halide && p->kind == FuncKind::Compute)
-            << where << p->name << " is not computed by a Halide pipeline.";
-        for (const DFuncContents *other : live_in_order()) {
-            if (other != &f && node.at(other) == Node::Halide) {
-                const auto r = reads_of(*other);
-                coconet_user_assert(std::find(r.begin(), r.end(), p) == r.end())
-                    << where << p->name << " is also read by " << other->name
-                    << "; only a producer that the collective alone reads is computed in chunks.";
-            }
-        }
-        const auto &outs = out.output_values;
-        coconet_user_assert(std::find(outs.begin(), outs.end(), p) == outs.end())
-            << where << p->name << " is a program output; only a producer that the collective "
-            << "alone reads is computed in chunks.";
-        return where;
-    }
-
-    // An overlapped collective in segment s: a Func that copies it chunk by
-    // chunk of the outermost dimension, with the collective and its producer
-    // computed per chunk, the producer asynchronously.
-    Func overlapped_stage(const DFuncContents &f, int s, Expr uc) {
-        const FuncInfo &info = analysis.of(&f);
-        const int dims = (int)info.extents.size(), c = dims - 1;
-        const int chunks = overlap_chunks(f);
-        const DFuncContents *p = reads_of(f)[0];
-        const std::string where = check_overlap(f, p, chunks);
-        // Ranks outside a group would still size the chunked producer's
-        // inputs (Halide's bounds of an empty chunk loop), so groups wait.
-        coconet_user_assert(info.layout.group.is_world())
-            << where << f.name << " lives on " << info.layout.group.to_string()
-            << "; only collectives of the whole world are overlapped so far.";
-        coconet_user_assert(segment_of(*p) == s && !exported.count(p))
-            << where << p->name << " is not computed in the same Halide pipeline as " << f.name
-            << ", or is needed after it.";
-        Func producer = funcs.at(p);
-        Func stage = collective_stage(f, analysis, producer, uc, c);
-        Func chunked(f.name + "_chunks");
-        std::vector<Halide::Var> vars;
-        for (int d = 0; d < dims; d++) {
-            vars.emplace_back("x" + std::to_string(d));
-        }
-        chunked(vars) = stage(vars);
-        const int n = info.extents[c];
-        const int size = std::max(1, (n + chunks - 1) / chunks);
-        Halide::Var outer("chunk"), inner("within");
-        // Every rank runs every chunk, so that all call the collective alike.
-        chunked.compute_root().bound(vars[c], 0, info.extents[c]);
-        chunked.split(vars[c], outer, inner, size, Halide::TailStrategy::GuardWithIf);
-        stage.compute_at(chunked, outer);
-        producer.compute_at(chunked, outer).async();
-        return chunked;
-    }
-
-    void make_steps() {
-        for (const DFunc &df : analysis.order) {
-            const DFuncContents *f = df.get_contents().get();
-            PlanStep step{f, "", -1};
-            switch (node[f]) {
-            case Node::Input: break;
-            case Node::StandsFor:
-                if (f->kind == FuncKind::Collective) {
-                    step.note = "split into " + f->sliced_part->name + " + " + f->gathered->name;
-                } else {
-                    step.note = "computed on slices as " + f->sliced_part->name + ", gathered by " +
-                                f->gathered->name;
-                }
-                if (f->kind == FuncKind::Collective &&
-                    f->collective->kind == CollectiveKind::SendRecv) {
-                    step.note =
-                        "sends slices as " + f->sliced_part->name + " + " + f->gathered->name;
-                }
-                break;
-            case Node::Halide: {
-                if (overlapped_pass_of(*f) >= 0 && pass_index.count(overlapped_pass_of(*f))) {
-                    const int g = overlapped_pass_of(*f);
-                    step.segment = pass_index.at(g);
-                    step.note = "computed chunk by chunk, overlapped with the fused pass of " +
-                                out.passes[g].scatter->name;
-                    break;
-                }
-                auto it = halide_index.find(segment_of(*f));
-                if (it == halide_index.end() || !live.count(f)) {
-                    step.note = "dead: no consumer reads it, not emitted";
-                    break;
-                }
+// What became of every Func: halide_index and pass_index give the segment
+// (in SpmdPipeline::segments) of each emitted Halide segment and pass.
+std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
+                                 const std::map<int, int> &pass_index, const Facts &x) {
+    std::vector<PlanStep> steps;
+    for (const DFunc &df : x.analysis.order) {
+        const DFuncContents *f = df.get_contents().get();
+        PlanStep step;
+        step.func = f;
+        switch (x.liveness.role.at(f)) {
+        case FuncRole::Input: break;
+        case FuncRole::StandsFor: step.role = stands_for_role(*f); break;
+        case FuncRole::Halide: {
+            const int g = x.liveness.chunked_pass(f);
+            auto it = halide_index.find(x.placement.segment.at(f));
+            if (g >= 0 && pass_index.count(g)) {
+                step.role = StepRole::ChunkedSource;
+                step.fused_pass = g;
+                step.segment = pass_index.at(g);
+            } else if (it == halide_index.end() || !x.liveness.live.count(f)) {
+                step.role = StepRole::Dead;
+            } else {
+                step.role = StepRole::Computed;
                 step.segment = it->second;
-                step.note = slice_reads(*f);
-                if (f->kind == FuncKind::Collective && overlap_chunks(*f) > 0) {
-                    step.note += "overlapped with " + reads_of(*f)[0]->name + ": " + chunking(*f) +
-                                 ", the next tile computed while this one moves";
-                    if (f->collective->kind == CollectiveKind::AllToAll) {
-                        step.note += " (each tile sent to its ranks as soon as it is computed)";
-                    }
+                step.slice_reads = slice_reads(*f, x.analysis);
+                if (f->kind == FuncKind::Collective) {
+                    step.chunks = overlap_chunks(*f, x.analysis);
+                    step.overlapped_with = step.chunks > 0 ? x.liveness.reads.at(f)[0] : nullptr;
                 }
+            }
+            break;
+        }
+        case FuncRole::Fused: {
+            const int g = x.liveness.pass_of.at(f);
+            const FusedPass &pass = x.passes[g];
+            auto it = pass_index.find(g);
+            step.fused_pass = g;
+            if (it == pass_index.end()) {
+                step.role = StepRole::FusedDead;
                 break;
             }
-            case Node::Fused: {
-                const int g = group_of(*f);
-                auto it = pass_index.find(g);
-                step.segment = it == pass_index.end() ? -1 : it->second;
-                const FusedPass &group = out.passes[g];
-                if (step.segment < 0) {
-                    step.note = "dead: no consumer reads the fused pass, not emitted";
-                } else if (f == group.scatter.get() && !group.reduces()) {
-                    step.note = "fused pass: computes " + group.scatter->collective->source->name +
-                                " on each rank's slice and writes it into every rank's copy";
-                } else if (f == group.scatter.get()) {
-                    step.note = "fused pass: reduces each chunk of the rank's slice and computes";
-                    for (const DFuncContents *m : group.members) {
-                        step.note += " " + m->name;
-                    }
-                    step.note += " in the same pass";
-                    const int chunks = overlap_chunks(*group.scatter);
-                    if (chunks > 0) {
-                        step.note +=
-                            "; overlapped with " +
-                            scheduled_target(nullptr, *f->collective->source, analysis)->name +
-                            ": " + chunking(*f) +
-                            ", the next tile computed while this one is reduced";
-                    }
-                } else if (group.gathers(*f)) {
-                    step.note = "written into every rank's copy by the fused pass of " +
-                                group.scatter->name + ", no separate all_gather";
-                } else {
-                    step.note = "computed inside the fused pass of " + group.scatter->name;
-                }
-                break;
+            step.segment = it->second;
+            if (f == pass.scatter.get()) {
+                step.role = StepRole::PassCollective;
+                step.chunks = pass.reduces() ? overlap_chunks(*f, x.analysis) : 0;
+                step.overlapped_with = step.chunks > 0 ? x.liveness.pass_reads[g].source : nullptr;
+            } else {
+                step.role = pass.gathers(*f) ? StepRole::FusedGather : StepRole::FusedMember;
             }
-            }
-            if (step.note.size() > 2 && step.note.compare(step.note.size() - 2, 2, "; ") == 0) {
-                step.note.resize(step.note.size() - 2);
-            }
-            out.steps.push_back(step);
+            break;
         }
+        }
+        steps.push_back(step);
     }
-
-    // "reads its slice of g_sum_rs for g_sum; " for each gathered Func that f
-    // reads at its own slice only.
-    std::string slice_reads(const DFuncContents &f) const {
-        std::string note;
-        if (f.kind != FuncKind::Compute) {
-            return note;
-        }
-        std::set<const DFuncContents *> seen;
-        for (const auto &def : definitions_of(f)) {
-            for (const auto &call : distributed_calls(f, def)) {
-                const DFuncContents *c = call.callee.get();
-                if (c->gathered && seen.insert(c).second &&
-                    scheduled_target(&f, *c, analysis) == c->sliced_part.get()) {
-                    note += "reads its slice of " + c->sliced_part->name + " for " + c->name + "; ";
-                }
-            }
-        }
-        return note;
-    }
-
-    const Program &program;
-    const Analysis &analysis;
-    SpmdPipeline out;
-    std::map<const DFuncContents *, Node> node;
-    std::map<const DFuncContents *, int> segment;
-    std::map<int, int> slot, halide_index, pass_index;
-    std::map<int, std::vector<const DFuncContents *>> group_reads;
-    std::set<const DFuncContents *> active, live, exported;
-    std::vector<int> passes; // the passes being placed, outermost first
-    std::map<const DFuncContents *, Func> funcs;
-    std::map<int, std::map<const DFuncContents *, Halide::ImageParam>> params;
-    std::map<size_t, const DFuncContents *> producers; // of overlapped passes
-};
+    return steps;
+}
 
 } // namespace
 
-SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis) {
-    return SegmentBuilder(program, analysis).build();
+SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
+                        const Liveness &liveness, const Placement &placement) {
+    const Facts x{analysis, passes, liveness, placement};
+    SpmdPipeline out;
+    out.passes = passes;
+    for (size_t g = 0; g < passes.size(); g++) {
+        out.passes[g].extra_inputs = liveness.pass_reads[g].extra_inputs;
+        out.passes[g].outputs = placement.pass_outputs[g];
+    }
+    out.output_values = liveness.output_values;
+    Expr uc = Halide::user_context_value();
+    out.rank = Call::make(Halide::Int(32), "coconet_rank", {uc}, Call::PureExtern);
+    out.size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
+
+    std::map<const DFuncContents *, Func> funcs;
+    // The parameters of each overlapped pass's source pipeline, by pass.
+    std::map<int, ParamMap> source_params;
+    std::map<int, const DFuncContents *> sources; // of overlapped passes, by pass
+    std::map<int, int> halide_index, pass_index;  // their index in out.segments
+    for (int s = 0; s <= placement.last; s++) {
+        ParamMap params;
+        std::vector<Func> outputs;
+        std::vector<const DFuncContents *> values;
+        // What later segments, passes and outputs read leaves the segment.
+        auto leave_if_exported = [&](const DFuncContents *f) {
+            if (placement.exported.count(f)) {
+                outputs.push_back(funcs.at(f));
+                values.push_back(f);
+            }
+        };
+        for (const DFuncContents *f : liveness.live_in_order) {
+            if (!x.halide(f) || placement.segment.at(f) != s) {
+                continue;
+            }
+            const int g = liveness.chunked_pass(f);
+            if (f->kind == FuncKind::Collective && overlap_chunks(*f, analysis) > 0) {
+                funcs[f] = overlapped_stage(*f, s, funcs, uc, x);
+                out.overlapped = true;
+                leave_if_exported(f);
+                continue;
+            }
+            if (f->kind == FuncKind::Collective) {
+                const DFuncContents *source = liveness.reads.at(f)[0];
+                funcs[f] = collective_stage(*f, analysis, read_in(source, s, params, funcs, x), uc);
+            } else {
+                // The source of an overlapped pass reads through parameters
+                // of its own pipeline.
+                ParamMap &reads = g >= 0 ? source_params[g] : params;
+                CalleeMap callee = [&](const DFuncContents &c) {
+                    return read_in(scheduled_target(f, c, analysis), g >= 0 ? -1 : s, reads, funcs,
+                                   x);
+                };
+                funcs[f] = rebuild_compute(*f, analysis.of(f), callee, out.rank, out.size);
+            }
+            // Unscheduled: every distributed Func is materialized on its own.
+            funcs[f].compute_root();
+            if (g >= 0) {
+                sources[g] = f; // a pipeline of its own
+            } else {
+                leave_if_exported(f);
+            }
+        }
+        if (!outputs.empty()) {
+            out.segments.push_back(SpmdSegment{-1, halide_segment(outputs, values, params)});
+            halide_index[s] = (int)out.segments.size() - 1;
+        }
+        for (size_t g = 0; g < passes.size(); g++) {
+            if (placement.slot[g] != s || out.passes[g].outputs.empty()) {
+                continue;
+            }
+            SpmdSegment pass{(int)g, {}, 0};
+            if (sources.count(g)) {
+                const DFuncContents *p = sources.at(g);
+                const int chunks = overlap_chunks(*passes[g].scatter, analysis);
+                check_overlap(*passes[g].scatter, p, chunks, x);
+                pass.chunks = chunks;
+                pass.halide = halide_segment({funcs.at(p)}, {p}, source_params[g]);
+            }
+            out.segments.push_back(std::move(pass));
+            pass_index[g] = (int)out.segments.size() - 1;
+        }
+    }
+    out.steps = plan_steps(halide_index, pass_index, x);
+    return out;
 }
 
 } // namespace coconet

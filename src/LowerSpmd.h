@@ -6,7 +6,8 @@
 // the box of every Func it needs. A fused segment is the pass of a
 // reduce_scatter with the Funcs fused into it (fuse_with), run by the runtime
 // (coconet_fused_reduce_scatter) with a Halide kernel per chunk. Without
-// fuse_with the whole program is one Halide segment.
+// fuse_with the whole program is one Halide segment. Liveness and placement
+// (the passes before) say what is computed where; this pass builds it.
 //
 // A split all_reduce becomes its reduce_scatter and all_gather; a consumer
 // sliced like the reduce_scatter reads it directly, and an all_gather that no
@@ -15,7 +16,7 @@
 #ifndef COCONET_LOWER_SPMD_H
 #define COCONET_LOWER_SPMD_H
 
-#include "Fusion.h"
+#include "Placement.h"
 
 namespace coconet {
 
@@ -27,25 +28,47 @@ struct HalideSegment {
 };
 
 struct SpmdSegment {
-    int fused_pass = -1; // >= 0: the pass of SpmdPipeline::passes[fused_pass]
+    int fused_pass = -1;  // >= 0: the pass of SpmdPipeline::passes[fused_pass]
     HalideSegment halide; // otherwise; for an overlapped pass, the pipeline
                           // computing its source, run chunk by chunk with it
     int chunks = 0;       // overlapped pass: chunks of the outermost dimension
 };
 
+// What the lowering did with a Func, for the plan (PrintPlan words it).
+enum class StepRole {
+    Input,
+    Computed,         // by the Halide segment `segment`
+    Dead,             // no consumer reads it: not emitted
+    ChunkedSource,    // computed chunk by chunk with the overlapped fused pass `fused_pass`
+    Split,            // a split all_reduce: its sliced part and its gather
+    ComputedOnSlices, // compute_sliced: its sliced part, then its gather
+    SendsSlices,      // a send of a gathered value: the slices sent, gathered on arrival
+    PassCollective,   // the collective whose pass `fused_pass` is
+    FusedMember,      // computed inside the fused pass `fused_pass`
+    FusedGather,      // written into every rank's copy by the fused pass `fused_pass`
+    FusedDead,        // in a fused pass no consumer reads: not emitted
+};
+
 // One Func of the lowered plan, with the segment that computes it (-1: an
-// input, or a Func that stands for others after scheduling) and what the
-// schedule did to it (empty when nothing).
+// input, a Func that stands for others after scheduling, or a dead one).
 struct PlanStep {
-    const DFuncContents *func;
-    std::string note;
+    const DFuncContents *func = nullptr;
+    StepRole role = StepRole::Input;
     int segment = -1;
+    int fused_pass = -1; // the pass of a fused or chunked Func
+    // Computed: the gathered Funcs it reads at its own slice only (it reads
+    // their sliced parts).
+    std::vector<const DFuncContents *> slice_reads;
+    // An overlapped collective (Computed) or reducing pass (PassCollective):
+    // the producer computed chunk by chunk, and the number of chunks.
+    const DFuncContents *overlapped_with = nullptr;
+    int chunks = 0;
 };
 
 struct SpmdPipeline {
     std::vector<SpmdSegment> segments; // in execution order
-    std::vector<FusedPass> passes;
-    std::vector<PlanStep> steps;
+    std::vector<FusedPass> passes;     // with their extra inputs and outputs
+    std::vector<PlanStep> steps;       // every Func, producers first
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;
     // Whether a Halide segment has an overlapped collective (async producers).
@@ -55,7 +78,9 @@ struct SpmdPipeline {
     Halide::Expr rank, size;
 };
 
-SpmdPipeline lower_spmd(const Program &program, const Analysis &analysis);
+// Refuses an overlap whose collective and producer cannot run chunk by chunk.
+SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
+                        const Liveness &liveness, const Placement &placement);
 
 } // namespace coconet
 

@@ -26,7 +26,76 @@ std::string boxes(const FuncInfo &info, int world_size) {
 
 namespace {
 
-std::string step_line(const PlanStep &step, const Analysis &a, int world_size) {
+// "4 tiles of 2 along dimension 1" for Func f overlapped in `chunks`.
+std::string chunking(const FuncInfo &info, int chunks) {
+    const std::vector<int> &n = info.extents;
+    const int dim = (int)n.size() - 1;
+    const int size = std::max(1, (n[dim] + chunks - 1) / chunks);
+    return std::to_string((n[dim] + size - 1) / size) + " tiles of " + std::to_string(size) +
+           " along dimension " + std::to_string(dim);
+}
+
+// What the schedule did to a Func, in words (empty when nothing).
+std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis &a) {
+    const DFuncContents &f = *step.func;
+    const FusedPass *pass = step.fused_pass >= 0 ? &spmd.passes[step.fused_pass] : nullptr;
+    switch (step.role) {
+    case StepRole::Input: return "";
+    case StepRole::Dead: return "dead: no consumer reads it, not emitted";
+    case StepRole::FusedDead: return "dead: no consumer reads the fused pass, not emitted";
+    case StepRole::Split: return "split into " + f.sliced_part->name + " + " + f.gathered->name;
+    case StepRole::ComputedOnSlices:
+        return "computed on slices as " + f.sliced_part->name + ", gathered by " + f.gathered->name;
+    case StepRole::SendsSlices:
+        return "sends slices as " + f.sliced_part->name + " + " + f.gathered->name;
+    case StepRole::ChunkedSource:
+        return "computed chunk by chunk, overlapped with the fused pass of " + pass->scatter->name;
+    case StepRole::Computed: {
+        std::vector<std::string> parts;
+        for (const DFuncContents *c : step.slice_reads) {
+            parts.push_back("reads its slice of " + c->sliced_part->name + " for " + c->name);
+        }
+        if (step.overlapped_with) {
+            parts.push_back("overlapped with " + step.overlapped_with->name + ": " +
+                            chunking(a.of(&f), step.chunks) +
+                            ", the next tile computed while this one moves" +
+                            (f.collective->kind == CollectiveKind::AllToAll
+                                 ? " (each tile sent to its ranks as soon as it is computed)"
+                                 : ""));
+        }
+        std::string joined;
+        for (const std::string &p : parts) {
+            joined += (joined.empty() ? "" : "; ") + p;
+        }
+        return joined;
+    }
+    case StepRole::PassCollective: {
+        if (!pass->reduces()) {
+            return "fused pass: computes " + f.collective->source->name +
+                   " on each rank's slice and writes it into every rank's copy";
+        }
+        std::string s = "fused pass: reduces each chunk of the rank's slice and computes";
+        for (const DFuncContents *m : pass->members) {
+            s += " " + m->name;
+        }
+        s += " in the same pass";
+        if (step.overlapped_with) {
+            s += "; overlapped with " + step.overlapped_with->name + ": " +
+                 chunking(a.of(&f), step.chunks) +
+                 ", the next tile computed while this one is reduced";
+        }
+        return s;
+    }
+    case StepRole::FusedGather:
+        return "written into every rank's copy by the fused pass of " + pass->scatter->name +
+               ", no separate all_gather";
+    case StepRole::FusedMember: return "computed inside the fused pass of " + pass->scatter->name;
+    }
+    return "";
+}
+
+std::string step_line(const PlanStep &step, const SpmdPipeline &spmd, const Analysis &a,
+                      int world_size) {
     const DFuncContents &f = *step.func;
     const FuncInfo &info = a.of(&f);
     std::ostringstream s;
@@ -49,8 +118,9 @@ std::string step_line(const PlanStep &step, const Analysis &a, int world_size) {
     }
     }
     s << "  " << info.layout.to_string() << "  " << boxes(info, world_size);
-    if (!step.note.empty()) {
-        s << "  [" << step.note << "]";
+    const std::string n = note(step, spmd, a);
+    if (!n.empty()) {
+        s << "  [" << n << "]";
     }
     return s.str();
 }
@@ -74,7 +144,7 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
     auto print_steps = [&](auto &&select) {
         for (const PlanStep &step : spmd.steps) {
             if (select(step)) {
-                s << "  " << ++number << ". " << step_line(step, a, world_size) << "\n";
+                s << "  " << ++number << ". " << step_line(step, spmd, a, world_size) << "\n";
             }
         }
     };
@@ -109,6 +179,173 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";
     }
     s << "\n";
+    return s.str();
+}
+
+namespace {
+
+std::string names(const std::vector<const DFuncContents *> &funcs) {
+    std::string s;
+    for (const DFuncContents *f : funcs) {
+        s += (s.empty() ? "" : " ") + f->name;
+    }
+    return s;
+}
+
+std::string ints(const std::vector<int> &v) {
+    std::string s;
+    for (int x : v) {
+        s += (s.empty() ? "" : ",") + std::to_string(x);
+    }
+    return s;
+}
+
+const char *to_string(FuncRole role) {
+    switch (role) {
+    case FuncRole::Input: return "input";
+    case FuncRole::Halide: return "halide";
+    case FuncRole::Fused: return "fused";
+    case FuncRole::StandsFor: return "stands-for";
+    }
+    return "?";
+}
+
+const char *to_string(StepRole role) {
+    switch (role) {
+    case StepRole::Input: return "input";
+    case StepRole::Computed: return "computed";
+    case StepRole::Dead: return "dead";
+    case StepRole::ChunkedSource: return "chunked source";
+    case StepRole::Split: return "split";
+    case StepRole::ComputedOnSlices: return "computed on slices";
+    case StepRole::SendsSlices: return "sends slices";
+    case StepRole::PassCollective: return "pass collective";
+    case StepRole::FusedMember: return "fused member";
+    case StepRole::FusedGather: return "fused gather";
+    case StepRole::FusedDead: return "fused, dead";
+    }
+    return "?";
+}
+
+template<typename T>
+std::vector<const DFuncContents *> in_order(const Analysis &a, const T &set) {
+    std::vector<const DFuncContents *> r;
+    for (const DFunc &f : a.order) {
+        if (set.count(f.get_contents().get())) {
+            r.push_back(f.get_contents().get());
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+std::string dump_analysis(const Analysis &analysis) {
+    std::ostringstream s;
+    for (const DFunc &f : analysis.order) {
+        s << "  " << f.name();
+        // Layouts are known once infer_layouts has run.
+        auto it = analysis.info.find(f.get_contents().get());
+        if (it != analysis.info.end()) {
+            const FuncInfo &info = it->second;
+            s << ": " << info.layout.to_string() << " [" << ints(info.extents) << "]";
+            for (const auto &[rvar, sliced] : info.sliced_rvars) {
+                s << " sliced rvar " << rvar << " of " << sliced.extent;
+            }
+        }
+        s << "\n";
+    }
+    return s.str();
+}
+
+std::string dump_fused_passes(const std::vector<FusedPass> &passes) {
+    std::ostringstream s;
+    for (size_t g = 0; g < passes.size(); g++) {
+        s << "  pass " << g << " of " << passes[g].scatter->name << ": computes "
+          << names(passes[g].members) << "\n";
+    }
+    return s.str();
+}
+
+std::string dump_liveness(const Liveness &liveness, const Analysis &analysis) {
+    std::ostringstream s;
+    for (const DFunc &df : analysis.order) {
+        const DFuncContents *f = df.get_contents().get();
+        s << "  " << f->name << ": " << to_string(liveness.role.at(f));
+        if (liveness.pass_of.count(f)) {
+            s << " (pass " << liveness.pass_of.at(f) << ")";
+        }
+        if (liveness.reads.count(f)) {
+            s << ", reads [" << names(liveness.reads.at(f)) << "]";
+        }
+        s << (liveness.live.count(f) ? "" : ", not needed") << "\n";
+    }
+    for (size_t g = 0; g < liveness.pass_reads.size(); g++) {
+        s << "  pass " << g << " reads [" << names(liveness.pass_reads[g].all()) << "]\n";
+    }
+    for (const auto &[source, g] : liveness.chunked_source_of) {
+        s << "  " << source->name << " is computed chunk by chunk with pass " << g << "\n";
+    }
+    s << "  outputs: " << names(liveness.output_values) << "\n";
+    return s.str();
+}
+
+std::string dump_placement(const Placement &placement, const std::vector<FusedPass> &passes,
+                           const Analysis &analysis) {
+    std::ostringstream s;
+    for (const DFuncContents *f : in_order(analysis, placement.segment)) {
+        s << "  " << f->name << ": segment " << placement.segment.at(f)
+          << (placement.exported.count(f) ? ", exported" : "") << "\n";
+    }
+    for (size_t g = 0; g < passes.size(); g++) {
+        s << "  pass " << g << " of " << passes[g].scatter->name << ": after segment "
+          << placement.slot[g] << ", leaves";
+        for (const FusedOutput &o : placement.pass_outputs[g]) {
+            s << " " << o.member->name << " (slice " << (o.slice_value ? o.slice_value->name : "-")
+              << ", gathered " << (o.gathered_value ? o.gathered_value->name : "-") << ")";
+        }
+        s << "\n";
+    }
+    s << "  last Halide segment: " << placement.last << "\n";
+    return s.str();
+}
+
+std::string dump_spmd(const SpmdPipeline &spmd) {
+    std::ostringstream s;
+    for (size_t k = 0; k < spmd.segments.size(); k++) {
+        const SpmdSegment &seg = spmd.segments[k];
+        const HalideSegment &h = seg.halide;
+        if (seg.fused_pass >= 0) {
+            const FusedPass &pass = spmd.passes[seg.fused_pass];
+            s << "  " << k << ": fused pass " << seg.fused_pass << " of " << pass.scatter->name
+              << ", extra inputs [" << names(pass.extra_inputs) << "]";
+            if (seg.chunks > 0) {
+                s << ", " << seg.chunks << " chunks of " << names(h.outputs);
+            }
+        } else {
+            s << "  " << k << ": Halide pipeline of [" << names(h.outputs) << "]";
+        }
+        if (!h.param_values.empty()) {
+            s << ", params [" << names(h.param_values) << "]";
+        }
+        s << "\n";
+    }
+    for (const PlanStep &step : spmd.steps) {
+        s << "  " << step.func->name << ": " << to_string(step.role);
+        if (step.segment >= 0) {
+            s << " in " << step.segment;
+        }
+        if (!step.slice_reads.empty()) {
+            s << ", reads slices of [" << names(step.slice_reads) << "]";
+        }
+        if (step.overlapped_with) {
+            s << ", overlapped with " << step.overlapped_with->name << " in " << step.chunks
+              << " chunks";
+        }
+        s << "\n";
+    }
+    s << "  outputs: " << names(spmd.output_values) << (spmd.overlapped ? ", overlapped" : "")
+      << "\n";
     return s.str();
 }
 

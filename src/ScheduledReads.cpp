@@ -43,4 +43,17 @@ const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFunc
     return slice ? callee.sliced_part.get() : callee.gathered.get();
 }
 
+int overlap_chunks(const DFuncContents &f, const Analysis &analysis) {
+    if (f.overlap_chunks > 0) {
+        return f.overlap_chunks;
+    }
+    for (const DFunc &df : analysis.order) {
+        const auto &c = df.get_contents();
+        if (c->sliced_part.get() == &f && c->kind == FuncKind::Collective) {
+            return c->overlap_chunks;
+        }
+    }
+    return 0;
+}
+
 } // namespace coconet

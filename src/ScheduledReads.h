@@ -1,7 +1,8 @@
 // What a Func's read of another one reads once the schedule is applied: a
 // Func computed on slices (split_collective, compute_sliced) stands for the
 // all_gather of its sliced part, and a consumer sliced the same way that reads
-// it only at its own slice reads the sliced part instead.
+// it only at its own slice reads the sliced part instead. Also how many chunks
+// an overlapped collective runs in.
 #ifndef COCONET_SCHEDULED_READS_H
 #define COCONET_SCHEDULED_READS_H
 
@@ -14,6 +15,10 @@ namespace coconet {
 // output) reads the whole value.
 const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFuncContents &callee,
                                       const Analysis &analysis);
+
+// The chunks collective `f` is overlapped in (overlap): its own, or those of
+// the split all_reduce it is the reduce_scatter of; 0 when not overlapped.
+int overlap_chunks(const DFuncContents &f, const Analysis &analysis);
 
 } // namespace coconet
 

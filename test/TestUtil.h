@@ -74,6 +74,11 @@ std::string message_of(F &&f) {
     return "";
 }
 
+// What a pass's data structures key Funcs by.
+inline const coconet::DFuncContents *contents(const coconet::DFunc &f) {
+    return f.get_contents().get();
+}
+
 } // namespace coconet_test
 
 #endif
