@@ -39,7 +39,7 @@ int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t
                               n1, n2, n3, in, out);
 }
 
-int32_t set_jit_threads(int n) {
+int set_jit_threads(int n) {
     const int old = Halide::Internal::JITSharedRuntime::get_num_threads();
     Halide::Internal::JITSharedRuntime::set_num_threads(n);
     return old;
