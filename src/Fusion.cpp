@@ -64,20 +64,20 @@ std::vector<FusedPass> find_fused_passes(const Analysis &analysis) {
         if (!c->fused_into) {
             continue;
         }
-        auto g = std::find_if(groups.begin(), groups.end(),
+        auto g = std::find_if(passes.begin(), passes.end(),
                               [&](const FusedPass &x) { return x.scatter == c->fused_into; });
-        if (g == groups.end()) {
-            groups.push_back(FusedPass{c->fused_into, {}, {}, {}});
-            g = groups.end() - 1;
+        if (g == passes.end()) {
+            passes.push_back(FusedPass{c->fused_into, {}, {}, {}});
+            g = passes.end() - 1;
         }
         g->members.push_back(c.get());
     }
-    for (const FusedPass &g : groups) {
+    for (const FusedPass &g : passes) {
         for (const DFuncContents *m : g.members) {
             check_member(g, *m, analysis);
         }
     }
-    return groups;
+    return passes;
 }
 
 } // namespace coconet
