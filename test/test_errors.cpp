@@ -258,3 +258,28 @@ TEST_CASE("a root outside the group is refused", "[error]") {
     CHECK_THAT(message_of<RuntimeError>([&] { jit.run_threads(2, make_inputs(p, 2), 5.0); }),
                Contains("bcast"));
 }
+
+TEST_CASE("error reports throw from issue(), with their message word for word", "[error]") {
+    const int n = 3;
+    CHECK(message_of<UserError>([&] { coconet_user_error << "bad n = " << n << "."; }) ==
+          "bad n = 3.");
+    CHECK(message_of<UserError>([&] { coconet_user_assert(n == 4) << "n is " << n; }) == "n is 3");
+    const std::string internal =
+        message_of<InternalError>([&] { coconet_internal_assert(n < 0) << "n = " << n; });
+    CHECK_THAT(internal, Contains("CoCoNet internal error at "));
+    CHECK_THAT(internal, Contains(" (condition failed: n < 0): n = 3"));
+    // A holding condition evaluates nothing of the message; an `else` after the
+    // macro binds to the caller's `if`.
+    int evaluated = 0;
+    bool took_else = false;
+    if (n == 4)
+        coconet_user_assert(false) << ++evaluated;
+    else
+        took_else = true;
+    coconet_user_assert(n == 3) << ++evaluated;
+    CHECK(evaluated == 0);
+    CHECK(took_else);
+    // Runtime errors carry the runtime's code; the message-only form has none.
+    CHECK(RuntimeError(COCONET_ERR_TIMEOUT, "late").code() == COCONET_ERR_TIMEOUT);
+    CHECK(RuntimeError("late").code() == 0);
+}
