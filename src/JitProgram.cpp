@@ -36,11 +36,9 @@ int32_t jit_size(void *uc) {
     return coconet_size(comm_of(uc));
 }
 
-int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t root, int32_t a,
-                   int32_t b, int32_t nsplit, int32_t group, int32_t dst_group, int32_t n0,
-                   int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in, halide_buffer_t *out) {
-    return coconet_collective(comm_of(uc), name, kind, op, root, a, b, nsplit, group, dst_group, n0,
-                              n1, n2, n3, in, out);
+int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, halide_buffer_t *in,
+                   halide_buffer_t *out) {
+    return coconet_collective(comm_of(uc), name, desc, in, out);
 }
 
 // The fused kernel of one pass on one rank: what the runtime's chunk

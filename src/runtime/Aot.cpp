@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Box.h"
+#include "Comm.h"
 #include "OverlappedPass.h"
 
 namespace {
@@ -583,7 +584,7 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
     // timeout; the message stays this rank's.
     auto failed = [&](int code, const std::string &message) {
         coconet_comm_abort(comm, message.c_str());
-        coconet_comm_set_error(comm, message.c_str());
+        comm->set_error(code, message);
         return code;
     };
     try {
