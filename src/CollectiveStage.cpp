@@ -1,45 +1,63 @@
 #include "CollectiveStage.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "Error.h"
+
 namespace coconet {
 
 using Halide::Expr;
 using Halide::Func;
 using namespace Halide::Internal;
 
-// chunk_dim >= 0: the stage is one chunk of an overlapped collective.
+namespace {
+
+// The descriptor as the constant byte buffer the extern stage receives: a
+// Halide extern argument is an Expr, a Func or a Buffer, and a Buffer keeps
+// the fields named and versioned (AOT embeds it as constant data). Its name
+// is unique in the module.
+Halide::Buffer<uint8_t> desc_buffer(const coconet_collective_desc &d, const std::string &name) {
+    Halide::Buffer<uint8_t> b((int)sizeof(d), name + "_coconet_desc");
+    std::memcpy(b.data(), &d, sizeof(d));
+    return b;
+}
+
+} // namespace
+
 Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc,
                       int chunk_dim) {
     const CollectiveDesc &c = *f.collective;
     const FuncInfo &src = a.of(c.source.get());
-    int arg_a = -1, arg_b = -1, root = c.root;
+    coconet_collective_desc d;
+    coconet_collective_desc_init(&d, (int32_t)c.kind);
+    d.op = (int32_t)c.op;
+    d.root = c.root;
+    d.nsplit = src.layout.group.nsplit;
+    d.group = src.layout.group.index;
+    d.dst_group = c.dst.index;
+    d.chunk_dim = chunk_dim;
     switch (c.kind) {
-    case CollectiveKind::ReduceScatter:
-        arg_a = c.dim;
-        arg_b = chunk_dim;
-        break;
-    case CollectiveKind::AllReduce: arg_b = chunk_dim; break;
-    case CollectiveKind::AllGather: arg_a = src.layout.dim; break;
+    case CollectiveKind::ReduceScatter: d.dim = c.dim; break;
+    case CollectiveKind::AllGather: d.dim = src.layout.dim; break;
     case CollectiveKind::SendRecv:
-        arg_a = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
-        arg_b = src.layout.kind == LayoutKind::Local ? 1 : 0;
+        d.dim = src.layout.kind == LayoutKind::Sliced ? src.layout.dim : -1;
+        d.local_value = src.layout.kind == LayoutKind::Local ? 1 : 0;
         break;
     case CollectiveKind::AllToAll:
-        arg_a = c.dim;
-        arg_b = c.concat_dim;
-        root = chunk_dim;
+        d.dim = c.dim;
+        d.concat_dim = c.concat_dim;
         break;
     default: break;
     }
+    coconet_internal_assert(src.extents.size() <= COCONET_MAX_DIMS)
+        << f.name << " has " << src.extents.size() << " dimensions";
+    d.dims = (int32_t)src.extents.size();
+    std::copy(src.extents.begin(), src.extents.end(), d.extents);
     std::vector<Halide::ExternFuncArgument> args;
     args.emplace_back(uc);
     args.emplace_back(StringImm::make(f.name));
-    for (int v : {(int)c.kind, (int)c.op, root, arg_a, arg_b, src.layout.group.nsplit,
-                  src.layout.group.index, c.dst.index}) {
-        args.emplace_back(Expr(v));
-    }
-    for (int d = 0; d < 4; d++) {
-        args.emplace_back(Expr(d < (int)src.extents.size() ? src.extents[d] : 1));
-    }
+    args.emplace_back(desc_buffer(d, f.name));
     args.emplace_back(source);
     Func stage(f.name);
     stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),

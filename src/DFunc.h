@@ -81,10 +81,11 @@ struct DFuncContents {
     // all_gather `gathered` of `sliced_part`, which is computed on slices.
     std::shared_ptr<DFuncContents> sliced_part, gathered;
 
-    // Schedule (fuse_with): this Func is computed inside the pass of the
-    // reduce_scatter `fused_into` (set on the Func computed on slices).
+    // Schedule (fuse_with): this Func is computed inside the pass owned by
+    // `fused_into`: a reduce_scatter (that of a split all_reduce), or the
+    // all_gather of this very Func (set on the Func computed on slices).
     std::shared_ptr<DFuncContents> fused_into;
-    // On a reduce_scatter that others are fused into: how its pass runs.
+    // On a collective that owns a fused pass: how its pass runs.
     FuseOptions fuse_options;
     // Schedule (overlap): this collective and its producer run in this many
     // chunks of the outermost dimension (0: not overlapped).
@@ -129,14 +130,20 @@ public:
     // this Func's definition to it while the chunk is in cache. If this Func
     // is computed on slices (compute_sliced), its all_gather happens in the
     // same pass: each rank writes its slice straight into its peers' copies.
+    // `collective` may also be the all_gather of this Func: the pass then has
+    // nothing to reduce, and each rank computes its slice and writes it into
+    // every peer's copy.
     DFunc &fuse_with(const DFunc &collective, const FuseOptions &options = FuseOptions());
 
-    // Overlap: this collective (an all_reduce, a reduce_scatter, or an
-    // all_reduce split with split_collective: its reduce_scatter) and
-    // `producer`, the computation it reads, run in `chunks` chunks of the
-    // outermost dimension: the producer computes a chunk, the collective
-    // sends it, the producer goes on with the next one (asynchronously, in
-    // Halide's async, so the next chunk is computed while the last one moves).
+    // Overlap: this collective (an all_reduce, a reduce_scatter, an
+    // all_to_all, or an all_reduce split with split_collective: its
+    // reduce_scatter) and `producer`, the computation it reads, run in
+    // `chunks` chunks of the outermost dimension: the producer computes a
+    // chunk, the collective sends it, the producer goes on with the next one
+    // (Halide's async, so the next chunk is computed while the last one
+    // moves). A reduce_scatter that owns a fused pass is overlapped as that
+    // pass: the driver computes the producer's next chunk on a second thread
+    // while the pass runs on the last one.
     DFunc &overlap(const DFunc &producer, int chunks);
 
     const std::string &name() const;

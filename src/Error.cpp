@@ -14,7 +14,7 @@ ErrorReport::ErrorReport(bool user, const char *file, int line, const char *cond
     }
 }
 
-ErrorReport::~ErrorReport() noexcept(false) {
+void ErrorReport::issue() {
     if (user) {
         throw UserError(msg.str());
     }

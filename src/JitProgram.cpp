@@ -32,11 +32,9 @@ int32_t jit_size(void *uc) {
     return coconet_size(comm_of(uc));
 }
 
-int jit_collective(void *uc, const char *name, int32_t kind, int32_t op, int32_t root, int32_t a,
-                   int32_t b, int32_t nsplit, int32_t group, int32_t dst_group, int32_t n0,
-                   int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in, halide_buffer_t *out) {
-    return coconet_collective(comm_of(uc), name, kind, op, root, a, b, nsplit, group, dst_group, n0,
-                              n1, n2, n3, in, out);
+int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, halide_buffer_t *in,
+                   halide_buffer_t *out) {
+    return coconet_collective(comm_of(uc), name, desc, in, out);
 }
 
 int set_jit_threads(int n) {
@@ -202,7 +200,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
         args.push_back(b.raw_buffer());
     }
     if (coconet_aot_run(comm, &table.program, args.data()) != COCONET_OK) {
-        throw RuntimeError(coconet_comm_last_error(comm));
+        throw RuntimeError(coconet_comm_last_error_code(comm), coconet_comm_last_error(comm));
     }
     return out;
 }
@@ -234,7 +232,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     Table(*this, coconet_threads_world_comm(world.get(), 0));
     std::vector<RankBuffers> outputs(world_size);
     std::vector<std::string> errors(world_size);
-    std::vector<char> aborted(world_size, 0); // not vector<bool>: threads write neighbours
+    std::vector<int> codes(world_size, COCONET_OK);
     std::vector<std::thread> threads;
     for (int r = 0; r < world_size; r++) {
         threads.emplace_back([&, r] {
@@ -243,8 +241,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                 outputs[r] = run_rank(comm, inputs[r]);
             } catch (const std::exception &e) {
                 errors[r] = e.what();
-                aborted[r] =
-                    std::string(coconet_comm_last_error(comm)).find("aborted") != std::string::npos;
+                codes[r] = coconet_comm_last_error_code(comm);
                 coconet_comm_abort(comm, e.what());
             }
         });
@@ -254,15 +251,17 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     }
     // Report the ranks that failed first, not those that stopped because of them.
     std::string report;
+    int code = COCONET_OK;
     for (int pass = 0; pass < 2 && report.empty(); pass++) {
         for (int r = 0; r < world_size; r++) {
-            if (!errors[r].empty() && (pass == 1 || !aborted[r])) {
+            if (!errors[r].empty() && (pass == 1 || codes[r] != COCONET_ERR_ABORTED)) {
                 report += (report.empty() ? "" : "\n") + errors[r];
+                code = code == COCONET_OK ? codes[r] : code;
             }
         }
     }
     if (!report.empty()) {
-        throw RuntimeError(report);
+        throw RuntimeError(code, report);
     }
     if (traffic) {
         traffic->assign(world_size, RankTraffic{});

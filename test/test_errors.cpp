@@ -200,6 +200,7 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
     auto inputs = make_inputs(p, 3);
     coconet_threads_world *world = coconet_threads_world_create(3, 1.5);
     std::string errors[3];
+    int codes[3] = {};
     std::vector<std::thread> ranks;
     for (int r : {0, 2}) { // rank 1 never calls
         // Catch2 assertions are not thread-safe: record, check after join.
@@ -208,6 +209,7 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
                 jit.run_rank(coconet_threads_world_comm(world, r), inputs[r]);
             } catch (const RuntimeError &e) {
                 errors[r] = e.what();
+                codes[r] = e.code();
             }
         });
     }
@@ -219,7 +221,11 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
         CHECK_THAT(errors[r], Contains("rank " + std::to_string(r)));
         CHECK_THAT(errors[r], Contains("all_reduce 'g_sum'"));
         CHECK_THAT(errors[r], Contains("rank 1"));
+        // The kind, without reading the message: this rank timed out, or a
+        // peer that timed out first aborted the world.
+        CHECK((codes[r] == COCONET_ERR_TIMEOUT || codes[r] == COCONET_ERR_ABORTED));
     }
+    CHECK((codes[0] == COCONET_ERR_TIMEOUT || codes[2] == COCONET_ERR_TIMEOUT));
 }
 
 TEST_CASE("a Halide error on the ranks fails the run instead of hanging it", "[error]") {
@@ -257,4 +263,29 @@ TEST_CASE("a root outside the group is refused", "[error]") {
     JitProgram jit(p);
     CHECK_THAT(message_of<RuntimeError>([&] { jit.run_threads(2, make_inputs(p, 2), 5.0); }),
                Contains("bcast"));
+}
+
+TEST_CASE("error reports throw from issue(), with their message word for word", "[error]") {
+    const int n = 3;
+    CHECK(message_of<UserError>([&] { coconet_user_error << "bad n = " << n << "."; }) ==
+          "bad n = 3.");
+    CHECK(message_of<UserError>([&] { coconet_user_assert(n == 4) << "n is " << n; }) == "n is 3");
+    const std::string internal =
+        message_of<InternalError>([&] { coconet_internal_assert(n < 0) << "n = " << n; });
+    CHECK_THAT(internal, Contains("CoCoNet internal error at "));
+    CHECK_THAT(internal, Contains(" (condition failed: n < 0): n = 3"));
+    // A holding condition evaluates nothing of the message; an `else` after the
+    // macro binds to the caller's `if`.
+    int evaluated = 0;
+    bool took_else = false;
+    if (n == 4)
+        coconet_user_assert(false) << ++evaluated;
+    else
+        took_else = true;
+    coconet_user_assert(n == 3) << ++evaluated;
+    CHECK(evaluated == 0);
+    CHECK(took_else);
+    // Runtime errors carry the runtime's code; the message-only form has none.
+    CHECK(RuntimeError(COCONET_ERR_TIMEOUT, "late").code() == COCONET_ERR_TIMEOUT);
+    CHECK(RuntimeError("late").code() == 0);
 }

@@ -25,15 +25,12 @@ add_coconet_library(lesson_07_sgd FROM lesson_07_aot_generate GENERATOR sgd_mome
 add_executable(lesson_07_aot_run lesson_07_aot_run.cpp)
 target_link_libraries(lesson_07_aot_run PRIVATE lesson_07_sgd lesson_07_generator coconet)
 coconet_target_warnings(lesson_07_aot_run)
-add_test(NAME lesson_07_aot_run COMMAND lesson_07_aot_run)
-set_tests_properties(lesson_07_aot_run PROPERTIES LABELS tutorial TIMEOUT 300)
 
 # Built everywhere (it prints [SKIP] no MPI without an MPI backend); run by
-# CTest under mpirun where MPI is found.
+# CTest under mpirun where MPI is found (the tests at the end).
 add_executable(lesson_08_mpi lesson_08_mpi.cpp)
 target_link_libraries(lesson_08_mpi PRIVATE lesson_07_sgd lesson_07_generator coconet)
 coconet_target_warnings(lesson_08_mpi)
-coconet_add_mpi_test(NAME lesson_08_mpi COMMAND lesson_08_mpi NP 3 LABELS tutorial TIMEOUT 120)
 
 add_executable(lesson_09_gpu lesson_09_gpu.cpp)
 target_link_libraries(lesson_09_gpu PRIVATE lesson_07_generator coconet)
@@ -46,5 +43,12 @@ if (COCONET_HAVE_CUDA)
 else ()
     target_compile_definitions(lesson_09_gpu PRIVATE LESSON_09_HAVE_CUDA=0)
 endif ()
-add_test(NAME lesson_09_gpu COMMAND lesson_09_gpu)
-set_tests_properties(lesson_09_gpu PROPERTIES LABELS "tutorial;gpu" TIMEOUT 300)
+
+if (COCONET_WITH_TESTS)
+    add_test(NAME lesson_07_aot_run COMMAND lesson_07_aot_run)
+    set_tests_properties(lesson_07_aot_run PROPERTIES LABELS tutorial TIMEOUT 300)
+    coconet_add_mpi_test(NAME lesson_08_mpi COMMAND lesson_08_mpi NP 3 LABELS tutorial
+                         TIMEOUT 120)
+    add_test(NAME lesson_09_gpu COMMAND lesson_09_gpu)
+    set_tests_properties(lesson_09_gpu PROPERTIES LABELS "tutorial;gpu" TIMEOUT 300)
+endif ()

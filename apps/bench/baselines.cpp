@@ -30,9 +30,11 @@ void library_all_reduce(coconet_comm *comm, float *in, float *out, int64_t n) {
     bin.dimensions = bout.dimensions = 1;
     bin.dim = &din;
     bout.dim = &dout;
-    const int status =
-        coconet_collective(comm, "baseline_all_reduce", COCONET_ALL_REDUCE, COCONET_SUM, 0, 0, -1,
-                           1, 0, 0, (int32_t)n, 1, 1, 1, &bin, &bout);
+    coconet_collective_desc desc;
+    coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
+    desc.dims = 1;
+    desc.extents[0] = (int32_t)n;
+    const int status = coconet_collective_call(comm, "baseline_all_reduce", &desc, &bin, &bout);
     if (status != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));
     }
@@ -87,10 +89,16 @@ void library_all_to_all(coconet_comm *comm, Halide::Buffer<float> in, Halide::Bu
         return;
     }
 #endif
-    const int status = coconet_collective(
-        comm, "baseline_all_to_all", COCONET_ALL_TO_ALL, COCONET_SUM, -1, split, concat, 1, 0, 0,
-        n[0], in.dimensions() > 1 ? n[1] : 1, in.dimensions() > 2 ? n[2] : 1,
-        in.dimensions() > 3 ? n[3] : 1, in.raw_buffer(), out.raw_buffer());
+    coconet_collective_desc desc;
+    coconet_collective_desc_init(&desc, COCONET_ALL_TO_ALL);
+    desc.dim = split;
+    desc.concat_dim = concat;
+    desc.dims = in.dimensions();
+    for (int d = 0; d < in.dimensions(); d++) {
+        desc.extents[d] = n[d];
+    }
+    const int status = coconet_collective_call(comm, "baseline_all_to_all", &desc, in.raw_buffer(),
+                                               out.raw_buffer());
     if (status != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));
     }

@@ -218,8 +218,12 @@ private:
         in.type = res.type = halide_type_t(halide_type_float, 64);
         in.dimensions = res.dimensions = 1;
         in.dim = res.dim = &d;
-        if (coconet_collective(comm_, "bench_time", COCONET_ALL_REDUCE, op, 0, 0, -1, 1, 0, 0, 1, 1,
-                               1, 1, &in, &res) != COCONET_OK) {
+        coconet_collective_desc desc;
+        coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
+        desc.op = op;
+        desc.dims = 1;
+        desc.extents[0] = 1;
+        if (coconet_collective_call(comm_, "bench_time", &desc, &in, &res) != COCONET_OK) {
             throw RuntimeError(coconet_comm_last_error(comm_));
         }
         return out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Box.h"
+#include "Comm.h"
 #include "OverlappedPass.h"
 
 namespace {
@@ -448,8 +449,9 @@ private:
                 c.src = value(st.src);
                 to_host(const_cast<halide_buffer_t *>(c.src));
             }
-            if (coconet_fused_reduce_scatter(comm_, &c) != COCONET_OK) {
-                fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
+            const int rc = coconet_fused_reduce_scatter(comm_, &c);
+            if (rc != COCONET_OK) {
+                fail(rc, coconet_comm_last_error(comm_));
             }
         }
         for (halide_buffer_t *b : outs) {
@@ -494,7 +496,7 @@ private:
             }
         };
         if (!coconet_rt::run_overlapped_pass(comm_, c, st.chunks, produce)) {
-            fail(COCONET_ERR_BACKEND, coconet_comm_last_error(comm_));
+            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
     }
 
@@ -587,7 +589,7 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
     // timeout; the message stays this rank's.
     auto failed = [&](int code, const std::string &message) {
         coconet_comm_abort(comm, message.c_str());
-        coconet_comm_set_error(comm, message.c_str());
+        comm->set_error(code, message);
         return code;
     };
     try {

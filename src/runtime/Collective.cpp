@@ -3,6 +3,7 @@
 #include "Collective.h"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "Reduce.h"
@@ -90,45 +91,66 @@ std::string Op::what() const {
     return std::string(kind_name()) + " '" + name + "'";
 }
 
-Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a, int32_t b,
-           int32_t nsplit, int32_t group, int32_t dst_group, const int32_t n[kMaxDims], int dims,
-           int world_size) {
+Op make_op(const char *name, const coconet_collective_desc &desc, int world_size) {
     Op op;
     op.name = name ? name : "";
-    op.kind = kind;
-    op.red = red;
-    op.root = root;
-    op.a = a;
-    op.b = b;
-    op.nsplit = nsplit;
+    op.kind = desc.kind;
+    op.red = desc.op;
+    op.root = desc.root;
+    op.dim = desc.dim;
+    op.concat_dim = desc.concat_dim;
+    op.local_value = desc.local_value != 0;
+    op.nsplit = desc.nsplit;
     op.world_size = world_size;
-    op.dims = dims;
-    for (int d = 0; d < kMaxDims; d++) {
-        op.n[d] = n[d];
+    op.dims = desc.dims;
+    for (int d = 0; d < kMaxDims && d < desc.dims; d++) {
+        op.n[d] = desc.extents[d];
     }
     // Out-of-range groups give empty groups here; check_args reports them.
+    const int nsplit = desc.nsplit;
     const bool groups_ok = nsplit >= 1 && nsplit <= world_size;
-    if (groups_ok && group >= 0 && group < nsplit) {
-        op.src = group_of(world_size, nsplit, group);
+    if (groups_ok && desc.group >= 0 && desc.group < nsplit) {
+        op.src = group_of(world_size, nsplit, desc.group);
     }
-    op.src.index = group;
+    op.src.index = desc.group;
     op.src.nsplit = nsplit;
     op.dst = op.src;
-    if (kind == COCONET_SEND_RECV) {
+    if (desc.kind == COCONET_SEND_RECV) {
         op.dst = Group{};
-        if (groups_ok && dst_group >= 0 && dst_group < nsplit) {
-            op.dst = group_of(world_size, nsplit, dst_group);
+        if (groups_ok && desc.dst_group >= 0 && desc.dst_group < nsplit) {
+            op.dst = group_of(world_size, nsplit, desc.dst_group);
         }
-        op.dst.index = dst_group;
+        op.dst.index = desc.dst_group;
         op.dst.nsplit = nsplit;
     }
-    if (kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER) {
-        op.chunk_dim = b;
-    } else if (kind == COCONET_ALL_TO_ALL) {
-        op.chunk_dim = root;
+    if (desc.kind == COCONET_ALL_REDUCE || desc.kind == COCONET_REDUCE_SCATTER ||
+        desc.kind == COCONET_ALL_TO_ALL) {
+        op.chunk_dim = desc.chunk_dim;
     }
     op.peer_inputs.assign(world_size, nullptr);
     return op;
+}
+
+std::string read_desc(const void *data, size_t bytes, coconet_collective_desc *desc) {
+    // Read by memcpy: the bytes need not be aligned for the struct.
+    uint32_t head[2]; // version, size
+    if (!data || bytes < sizeof(head)) {
+        return "the collective descriptor is missing (" + std::to_string(bytes) + " bytes)";
+    }
+    std::memcpy(head, data, sizeof(head));
+    if (head[0] != COCONET_COLLECTIVE_ABI_VERSION) {
+        return "the caller was compiled against collective ABI version " + std::to_string(head[0]) +
+               ", this runtime has version " + std::to_string(COCONET_COLLECTIVE_ABI_VERSION) +
+               "; rebuild the library";
+    }
+    if (head[1] != sizeof(*desc) || bytes < sizeof(*desc)) {
+        return "the collective descriptor has " + std::to_string(head[1]) + " bytes (" +
+               std::to_string(bytes) + " passed), this runtime's has " +
+               std::to_string(sizeof(*desc)) + " for the same version " +
+               std::to_string(COCONET_COLLECTIVE_ABI_VERSION) + "; rebuild the library";
+    }
+    std::memcpy(desc, data, sizeof(*desc));
+    return "";
 }
 
 void Op::set_chunk(const halide_buffer_t *out) {
@@ -141,10 +163,12 @@ void Op::set_chunk(const halide_buffer_t *out) {
 std::string Op::check_args() const {
     std::ostringstream e;
     auto is_dim = [&](int d) { return d >= 0 && d < dims; };
+    const bool chunked =
+        kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER || kind == COCONET_ALL_TO_ALL;
     if (kind < 0 || kind > COCONET_SEND_RECV) {
         e << "unknown collective kind " << kind;
-    } else if (dims > kMaxDims) {
-        e << "buffers have " << dims << " dimensions; at most " << kMaxDims << " are supported";
+    } else if (dims < 0 || dims > kMaxDims) {
+        e << "the value has " << dims << " dimensions; this runtime supports 0 to " << kMaxDims;
     } else if (nsplit < 1 || nsplit > world_size) {
         e << "a world of " << world_size << " ranks cannot be split into " << nsplit << " groups";
     } else if (src.index < 0 || src.index >= nsplit) {
@@ -156,28 +180,28 @@ std::string Op::check_args() const {
         e << "unknown reduction op " << red;
     } else if ((kind == COCONET_REDUCE_SCATTER || kind == COCONET_ALL_GATHER ||
                 kind == COCONET_ALL_TO_ALL) &&
-               !is_dim(a)) {
-        e << "dimension a = " << a << " is not a dimension of a " << dims << "-D buffer";
-    } else if ((kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER) && b != -1 &&
-               (!is_dim(b) || (kind == COCONET_REDUCE_SCATTER && b == a))) {
-        e << "chunk dimension b = " << b << " is neither -1 nor a dimension of a " << dims
-          << "-D buffer" << (kind == COCONET_REDUCE_SCATTER ? " other than a" : "");
+               !is_dim(dim)) {
+        e << "dim = " << dim << " is not a dimension of a " << dims << "-D buffer";
+    } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(concat_dim) || concat_dim == dim)) {
+        e << "concat_dim = " << concat_dim << " must be a dimension of a " << dims
+          << "-D buffer other than dim = " << dim;
+    } else if (chunked && chunk_dim != -1 &&
+               (!is_dim(chunk_dim) || (kind != COCONET_ALL_REDUCE && chunk_dim == dim) ||
+                (kind == COCONET_ALL_TO_ALL && chunk_dim == concat_dim))) {
+        e << "chunk_dim = " << chunk_dim << " is neither -1 nor a dimension of a " << dims
+          << "-D buffer"
+          << (kind == COCONET_ALL_REDUCE   ? ""
+              : kind == COCONET_ALL_TO_ALL ? " other than dim and concat_dim"
+                                           : " other than dim");
     } else if (chunk_dim >= 0 &&
                (chunk_min < 0 || chunk_extent < 0 || chunk_min + chunk_extent > n[chunk_dim])) {
         e << "the chunk [" << chunk_min << ", " << chunk_min + chunk_extent << ") of dimension "
           << chunk_dim << " is outside [0, " << n[chunk_dim] << ")";
-    } else if (kind == COCONET_ALL_TO_ALL && (!is_dim(b) || b == a)) {
-        e << "dimension b = " << b << " must be a dimension of a " << dims
-          << "-D buffer other than a = " << a;
-    } else if (kind == COCONET_ALL_TO_ALL && root != -1 &&
-               (!is_dim(root) || root == a || root == b)) {
-        e << "chunk dimension root = " << root << " is neither -1 nor a dimension of a " << dims
-          << "-D buffer other than a = " << a << " and b = " << b;
-    } else if (kind == COCONET_SEND_RECV && a != -1 && !is_dim(a)) {
-        e << "dimension a = " << a << " is neither -1 nor a dimension of a " << dims << "-D buffer";
-    } else if (kind == COCONET_SEND_RECV && b == 1 && a >= 0) {
-        e << "a Local value (b = 1) cannot be sliced (a = " << a << ")";
-    } else if (kind == COCONET_SEND_RECV && b == 1 && src.size != dst.size) {
+    } else if (kind == COCONET_SEND_RECV && dim != -1 && !is_dim(dim)) {
+        e << "dim = " << dim << " is neither -1 nor a dimension of a " << dims << "-D buffer";
+    } else if (kind == COCONET_SEND_RECV && local_value && dim >= 0) {
+        e << "a Local value (local_value = 1) cannot be sliced (dim = " << dim << ")";
+    } else if (kind == COCONET_SEND_RECV && local_value && src.size != dst.size) {
         // Sliced values are re-sliced and Replicated ones read sender i mod
         // |src|, for any sizes; a Local value has no such meaning.
         e << "a Local value cannot be sent from a group of " << src.size << " ranks ("
@@ -190,7 +214,7 @@ std::string Op::check_args() const {
     } else {
         for (int d = 0; d < dims; d++) {
             if (n[d] < 0) {
-                e << "global extent n" << d << " = " << n[d] << " is negative";
+                e << "global extent " << d << " = " << n[d] << " is negative";
                 break;
             }
         }
@@ -226,24 +250,26 @@ std::string Op::check_chunked_input(int rank) const {
     // Halide computes at least one element of a producer computed inside
     // the chunk loop, which would read outside this rank's empty slice.
     std::ostringstream e;
-    e << "it is overlapped in chunks, but this rank holds no part of its input (dimension " << b
-      << " of extent " << n[b] << " in slices of " << slice_of(n[b], src.size, 0).size() << " over "
-      << src.size << " ranks); an overlapped all_to_all needs every rank to hold "
+    e << "it is overlapped in chunks, but this rank holds no part of its input (dimension "
+      << concat_dim << " of extent " << n[concat_dim] << " in slices of "
+      << slice_of(n[concat_dim], src.size, 0).size() << " over " << src.size
+      << " ranks); an overlapped all_to_all needs every rank to hold "
       << "part of its input: run it on another number of ranks, or without overlap";
     return e.str();
 }
 
 bool Op::same_call(const Op &o) const {
-    const bool uses_a =
+    const bool uses_dim =
         kind != COCONET_ALL_REDUCE && kind != COCONET_BROADCAST && kind != COCONET_REDUCE;
-    const bool uses_b = kind == COCONET_ALL_TO_ALL || kind == COCONET_SEND_RECV;
     if (chunk_dim != o.chunk_dim ||
         (chunk_dim >= 0 && (chunk_min != o.chunk_min || chunk_extent != o.chunk_extent))) {
         return false;
     }
     if (name != o.name || kind != o.kind || nsplit != o.nsplit || src.index != o.src.index ||
-        dst.index != o.dst.index || dims != o.dims || (uses_a && a != o.a) ||
-        (uses_b && b != o.b) || (is_reduction(kind) && red != o.red) ||
+        dst.index != o.dst.index || dims != o.dims || (uses_dim && dim != o.dim) ||
+        (kind == COCONET_ALL_TO_ALL && concat_dim != o.concat_dim) ||
+        (kind == COCONET_SEND_RECV && local_value != o.local_value) ||
+        (is_reduction(kind) && red != o.red) ||
         ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) && root != o.root)) {
         return false;
     }
@@ -265,10 +291,10 @@ Box Op::input_box(int r) const {
         return empty_box(*this);
     }
     switch (kind) {
-    case COCONET_ALL_GATHER: return sliced(full_box(*this), a, *this, src, r);
-    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), b, *this, src, r);
+    case COCONET_ALL_GATHER: return sliced(full_box(*this), dim, *this, src, r);
+    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), concat_dim, *this, src, r);
     case COCONET_SEND_RECV:
-        return a >= 0 ? sliced(full_box(*this), a, *this, src, r) : full_box(*this);
+        return dim >= 0 ? sliced(full_box(*this), dim, *this, src, r) : full_box(*this);
     default: return full_box(*this);
     }
 }
@@ -279,9 +305,9 @@ Box Op::output_limit(int r) const {
     }
     switch (kind) {
     case COCONET_REDUCE_SCATTER:
-    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), a, *this, src, r);
+    case COCONET_ALL_TO_ALL: return sliced(full_box(*this), dim, *this, src, r);
     case COCONET_SEND_RECV:
-        return a >= 0 ? sliced(full_box(*this), a, *this, dst, r) : full_box(*this);
+        return dim >= 0 ? sliced(full_box(*this), dim, *this, dst, r) : full_box(*this);
     default: return full_box(*this);
     }
 }
@@ -311,7 +337,7 @@ bool Op::reads_from(int p, int q) const {
     case COCONET_REDUCE: return p == src.first + root;
     case COCONET_BROADCAST: return q == src.first + root;
     case COCONET_SEND_RECV:
-        if (a < 0) {
+        if (dim < 0) {
             return q == sender_of(p);
         }
         return !intersect(input_box(q), output_limit(p)).empty();
@@ -332,7 +358,7 @@ void compute_output(const Op &op, int p, halide_buffer_t *out) {
         return;
     case COCONET_BROADCAST: copy_box(op.peer_inputs[op.src.first + op.root], out, want); return;
     case COCONET_SEND_RECV:
-        if (op.a < 0) {
+        if (op.dim < 0) {
             copy_box(op.peer_inputs[op.sender_of(p)], out, want);
             return;
         }

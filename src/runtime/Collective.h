@@ -17,14 +17,16 @@ namespace coconet_rt {
 
 struct Op {
     std::string name;
-    int kind = 0, red = 0, root = 0, a = -1, b = -1;
+    // The fields of coconet_collective_desc (see coconet_runtime.h).
+    int kind = 0, red = 0, root = 0, dim = -1, concat_dim = -1;
+    bool local_value = false;
     int nsplit = 1, world_size = 1;
-    int dims = 0;
+    int dims = 0; // check_args refuses more than kMaxDims before n is read
     int64_t n[kMaxDims] = {1, 1, 1, 1};
     Group src, dst; // dst == src except for SEND_RECV
-    // A chunk of an overlapped ALL_REDUCE / REDUCE_SCATTER (b = the chunk's
-    // dimension): every participant calls with the same range of it, and the
-    // call covers only that range (set from the output by set_chunk).
+    // A chunk of an overlapped ALL_REDUCE / REDUCE_SCATTER / ALL_TO_ALL: every
+    // participant calls with the same range of chunk_dim, and the call covers
+    // only that range (set from the output by set_chunk).
     int chunk_dim = -1;
     int64_t chunk_min = 0, chunk_extent = 0;
     void set_chunk(const halide_buffer_t *out);
@@ -66,9 +68,13 @@ struct Op {
     std::vector<const halide_buffer_t *> peer_inputs;
 };
 
-Op make_op(const char *name, int32_t kind, int32_t red, int32_t root, int32_t a, int32_t b,
-           int32_t nsplit, int32_t group, int32_t dst_group, const int32_t n[kMaxDims], int dims,
-           int world_size);
+// `desc` has this runtime's version and size (checked by the caller).
+Op make_op(const char *name, const coconet_collective_desc &desc, int world_size);
+
+// Copies the descriptor a caller passed into `desc`, or says why it cannot be
+// used ("" if it can): another ABI version or size. `bytes` is how many bytes
+// the caller's buffer holds.
+std::string read_desc(const void *data, size_t bytes, coconet_collective_desc *desc);
 
 // Computes `out` on rank p from op.peer_inputs.
 void compute_output(const Op &op, int p, halide_buffer_t *out);

@@ -14,9 +14,14 @@ coconet_comm::coconet_comm(int rank, int size, double timeout)
 }
 
 int coconet_comm::fail(int code, const std::string &message) {
-    last_error = message;
+    set_error(code, message);
     std::fprintf(stderr, "coconet: %s\n", message.c_str());
     return code;
+}
+
+void coconet_comm::set_error(int code, const std::string &message) {
+    last_error = message;
+    last_error_code = code;
 }
 
 void coconet_comm::count_bytes(int kind, uint64_t n) {
@@ -77,6 +82,10 @@ double coconet_comm_timeout(const coconet_comm *comm) {
 
 const char *coconet_comm_last_error(const coconet_comm *comm) {
     return comm->last_error.c_str();
+}
+
+int coconet_comm_last_error_code(const coconet_comm *comm) {
+    return comm->last_error_code;
 }
 
 int coconet_barrier(coconet_comm *comm, const char *what) {

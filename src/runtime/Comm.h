@@ -35,9 +35,12 @@ struct coconet_comm {
     // Runs a fused reduce-scatter on this rank (a group member, call checked).
     virtual int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path path) = 0;
 
-    // Records the message (coconet_comm_last_error), prints it once to stderr
-    // prefixed "coconet: ", and returns `code`.
+    // Records the code and message (coconet_comm_last_error_code,
+    // coconet_comm_last_error), prints the message once to stderr prefixed
+    // "coconet: ", and returns `code`.
     int fail(int code, const std::string &message);
+    // Records the code and message without printing them.
+    void set_error(int code, const std::string &message);
     // Adds to this rank's byte counter (thread-safe: threads peers call it).
     void count_bytes(int kind, uint64_t bytes);
 
@@ -47,6 +50,7 @@ struct coconet_comm {
     int local_ranks = 1;
     double timeout;
     std::string last_error;
+    int last_error_code = COCONET_OK;
     std::atomic<uint64_t> bytes[coconet_rt::kNumKinds];
     std::atomic<uint64_t> ops[coconet_rt::kNumKinds];
 };

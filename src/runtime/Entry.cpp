@@ -1,34 +1,31 @@
 // The entry points that lowered Halide pipelines call as extern stages:
-// coconet_rank, coconet_size and coconet_collective (bounds queries, argument
-// checks, dispatch to the communicator's backend, op counters).
+// coconet_rank, coconet_size and coconet_collective (the descriptor's version,
+// bounds queries, argument checks, dispatch to the communicator's backend, op
+// counters), and coconet_collective_call, the same for C callers.
 #include <cstdio>
 
 #include "Comm.h"
 #include "Errors.h"
 
-extern "C" {
+namespace {
 
-int32_t coconet_rank(void *user_context) {
-    return static_cast<coconet_comm *>(user_context)->rank;
-}
-
-int32_t coconet_size(void *user_context) {
-    return static_cast<coconet_comm *>(user_context)->size;
-}
-
-int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op, int32_t root,
-                       int32_t a, int32_t b, int32_t nsplit, int32_t group, int32_t dst_group,
-                       int32_t n0, int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in,
-                       halide_buffer_t *out) {
-    coconet_comm *comm = static_cast<coconet_comm *>(user_context);
+// The collective described by `bytes` bytes at `desc` (unaligned), on comm.
+int run_collective(coconet_comm *comm, const char *name, const void *desc, size_t bytes,
+                   halide_buffer_t *in, halide_buffer_t *out) {
     if (!comm) {
         std::fprintf(stderr, "coconet: collective '%s' called without a communicator\n",
                      name ? name : "");
         return COCONET_ERR_INVALID;
     }
-    const int32_t n[coconet_rt::kMaxDims] = {n0, n1, n2, n3};
-    coconet_rt::Op o = coconet_rt::make_op(name, kind, op, root, a, b, nsplit, group, dst_group, n,
-                                           in ? in->dimensions : 0, comm->size);
+    coconet_collective_desc d;
+    std::string problem = coconet_rt::read_desc(desc, bytes, &d);
+    if (!problem.empty()) {
+        // No kind to name the call by.
+        const std::string what = std::string("collective '") + (name ? name : "") + "'";
+        return comm->fail(COCONET_ERR_INVALID,
+                          coconet_rt::op_label(comm->rank, what) + ": " + problem);
+    }
+    coconet_rt::Op o = coconet_rt::make_op(name, d, comm->size);
     auto invalid = [&](const std::string &problem) {
         return comm->fail(COCONET_ERR_INVALID,
                           coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
@@ -37,7 +34,7 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
         return invalid("missing input or output buffer");
     }
     o.set_chunk(out);
-    std::string problem = o.check_args();
+    problem = o.check_args();
     if (!problem.empty()) {
         return invalid(problem);
     }
@@ -58,9 +55,37 @@ int coconet_collective(void *user_context, const char *name, int32_t kind, int32
     }
     const int rc = comm->run(o, in, out);
     if (rc == COCONET_OK) {
-        comm->ops[kind].fetch_add(1, std::memory_order_relaxed);
+        comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);
     }
     return rc;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t coconet_rank(void *user_context) {
+    return static_cast<coconet_comm *>(user_context)->rank;
+}
+
+int32_t coconet_size(void *user_context) {
+    return static_cast<coconet_comm *>(user_context)->size;
+}
+
+int coconet_collective_call(coconet_comm *comm, const char *name,
+                            const coconet_collective_desc *desc, halide_buffer_t *in,
+                            halide_buffer_t *out) {
+    return run_collective(comm, name, desc, desc ? desc->size : 0, in, out);
+}
+
+int coconet_collective(void *user_context, const char *name, const halide_buffer_t *desc,
+                       halide_buffer_t *in, halide_buffer_t *out) {
+    // In a bounds query too, Halide passes a copy of the constant buffer with its host.
+    const bool bytes = desc && desc->host && desc->dimensions == 1 &&
+                       desc->type.code == halide_type_uint && desc->type.bits == 8 &&
+                       desc->dim[0].stride == 1 && desc->dim[0].extent >= 0;
+    return run_collective(static_cast<coconet_comm *>(user_context), name,
+                          bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, in, out);
 }
 
 } // extern "C"

@@ -13,11 +13,6 @@ Range slice_of(int64_t n, int parts, int index) {
                  std::min<int64_t>(n, ((int64_t)index + 1) * block)};
 }
 
-int part_of(int64_t n, int parts, int64_t i) {
-    const int64_t block = parts > 0 ? (n + parts - 1) / parts : n;
-    return (int)(i / std::max<int64_t>(block, 1));
-}
-
 Group group_of(int world_size, int nsplit, int index) {
     Group g;
     nsplit = std::max(nsplit, 1); // callers validate; never divide by zero

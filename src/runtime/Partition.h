@@ -16,8 +16,6 @@ struct Range {
 // Part `index` of `parts` parts of [0, n): [min(n, index*b), min(n, (index+1)*b)), b =
 // ceil(n/parts).
 Range slice_of(int64_t n, int parts, int index);
-// The part that holds index i of [0, n) (i in range).
-int part_of(int64_t n, int parts, int64_t i);
 
 // Group `index` of world.split(nsplit): world ranks [first, first + size).
 struct Group {

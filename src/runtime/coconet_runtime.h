@@ -1,6 +1,6 @@
-// CoCoNet runtime: communicators (threads, MPI) and the collective entry point
-// that lowered Halide pipelines call as extern stages. C ABI so that AOT-compiled
-// pipelines and any C/C++ build can link it.
+// CoCoNet runtime: communicators (threads, MPI; NCCL in coconet_nccl.h) and the
+// collective entry point that lowered Halide pipelines call as extern stages. C ABI
+// so that AOT-compiled pipelines and any C/C++ build can link it.
 #ifndef COCONET_RUNTIME_H
 #define COCONET_RUNTIME_H
 
@@ -21,10 +21,11 @@ typedef struct coconet_threads_world coconet_threads_world;
 // extern stages, which turns them into pipeline errors.
 enum {
     COCONET_OK = 0,
-    COCONET_ERR_TIMEOUT = -1001, // a peer did not arrive in time
-    COCONET_ERR_ABORTED = -1002, // another rank failed first
-    COCONET_ERR_INVALID = -1003, // bad arguments (buffer extents, groups, types)
-    COCONET_ERR_BACKEND = -1004, // the backend (MPI) reported an error
+    COCONET_ERR_TIMEOUT = -1001,  // a peer did not arrive in time
+    COCONET_ERR_ABORTED = -1002,  // another rank failed first
+    COCONET_ERR_INVALID = -1003,  // bad arguments (buffer extents, groups, types)
+    COCONET_ERR_BACKEND = -1004,  // the backend (MPI, NCCL, CUDA) reported an error
+    COCONET_ERR_INTERNAL = -1005, // a bug in CoCoNet itself
 };
 
 typedef enum {
@@ -77,10 +78,17 @@ void coconet_comm_set_timeout(coconet_comm *comm, double seconds);
 double coconet_comm_timeout(const coconet_comm *comm);
 // The message of the last failed call on this communicator ("" if none).
 const char *coconet_comm_last_error(const coconet_comm *comm);
+// The code (COCONET_ERR_*) of the last failed call on this communicator (0 if
+// none), so that callers can tell a timeout from a failed peer or a bad
+// argument without reading the message.
+int coconet_comm_last_error_code(const coconet_comm *comm);
 int coconet_barrier(coconet_comm *comm, const char *what);
-// Marks the job failed so that peers blocked in or entering an operation
-// fail promptly with COCONET_ERR_ABORTED instead of waiting for a timeout
-// (threads backend; MPI calls MPI_Abort from the application instead).
+// Marks the job failed: this rank's later operations fail with
+// COCONET_ERR_ABORTED. Threads and NCCL worlds of one process share the
+// failure, so peers blocked in or entering an operation fail promptly too
+// instead of waiting for the timeout. An MPI communicator cannot tell other
+// processes gracefully: they fail at their timeout, or the application calls
+// MPI_Abort (the runtime never does).
 void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per
@@ -104,34 +112,89 @@ void coconet_group_range(int world_size, int nsplit, int group, int *first, int 
 int32_t coconet_rank(void *user_context);
 int32_t coconet_size(void *user_context);
 
-// One collective as a Halide extern stage. Coordinates are global: buffer mins
-// are global indices. `in` and `out` have the same dimensionality (<= 4);
-// n0..n3 are the global extents of `in` (1 for missing dimensions). The group is
-// group `group` of world.split(nsplit) (nsplit = 1: the world). Ranks outside the
-// group (and, for SEND_RECV, outside both groups) do nothing.
-//   ALL_REDUCE(op):          in full box (Local) -> out[x] = op over group ranks, in rank order.
-//   REDUCE_SCATTER(op, d=a): in full box -> out, a sub-box of this rank's slice along d.
-//   For both, b >= 0 makes the call one chunk of an overlapped collective:
-//   every participant asks for the same range of dimension b (b != a), and
-//   "full box" means the full box restricted to that range.
-//   ALL_GATHER(d=a):         in = this rank's slice along d -> out[x] = in_owner(x_d)[x].
-//   BROADCAST(root):         in full box -> out[x] = in_root[x] (root is a group rank).
-//   REDUCE(op, root):        in full box -> out[x] = reduction on root, op's identity elsewhere.
-//   ALL_TO_ALL(a=d, b=e):    in = slice along e (full along d) -> out = sub-box of slice along d.
-//                            root >= 0 makes the call one chunk along dimension root (neither
-//                            a nor b), as b does for the two above; root = -1: the whole value.
-//   SEND_RECV(a = sliced dim of the value or -1, b = 1 for a Local value, dst_group):
-//                            from `group` to `dst_group` (same nsplit). A sliced value is
-//                            re-sliced: each receiver gets its slice (by its rank in
-//                            dst_group) from the senders that own it. Otherwise group rank i
-//                            of dst_group receives the whole value of sender i mod |group|;
-//                            a Local value needs groups of the same size.
-// In bounds-query mode (in->host == NULL and in->device == 0) the call only sets
-// the box of `in` that this rank needs; extent 0 when it needs nothing.
-int coconet_collective(void *user_context, const char *name, int32_t kind, int32_t op, int32_t root,
-                       int32_t a, int32_t b, int32_t nsplit, int32_t group, int32_t dst_group,
-                       int32_t n0, int32_t n1, int32_t n2, int32_t n3, halide_buffer_t *in,
-                       halide_buffer_t *out);
+// One collective, described by a versioned struct rather than positional
+// integers, so that arguments are named and a library built against another
+// layout is refused instead of misread.
+#define COCONET_COLLECTIVE_ABI_VERSION 1
+// As many dimensions as a Halide buffer may have; the runtime supports fewer
+// (4 today) and refuses more with COCONET_ERR_INVALID.
+#define COCONET_MAX_DIMS 16
+
+// Coordinates are global: buffer mins are global indices. `in` and `out` have
+// `dims` dimensions and `extents` are the value's global extents. The group is
+// group `group` of world.split(nsplit) (nsplit = 1: the world). Ranks outside
+// the group (and, for SEND_RECV, outside both groups) do nothing. A field a
+// kind does not list is ignored (keep coconet_collective_desc_init's default).
+//   ALL_REDUCE(op):          in full box (Local) -> out[x] = op over group ranks,
+//                            in rank order.
+//   REDUCE_SCATTER(op, dim): in full box -> out, a sub-box of this rank's slice
+//                            along dim.
+//   ALL_GATHER(dim):         in = this rank's slice along dim ->
+//                            out[x] = in_owner(x_dim)[x].
+//   BROADCAST(root):         in full box -> out[x] = in_root[x].
+//   REDUCE(op, root):        in full box -> out[x] = reduction on root, op's
+//                            identity elsewhere.
+//   ALL_TO_ALL(dim, concat_dim): in = slice along concat_dim (full along dim) ->
+//                            out = sub-box of the slice along dim.
+//   SEND_RECV(dim, local_value, dst_group): from `group` to `dst_group` (same
+//                            nsplit). dim >= 0: a value sliced along dim,
+//                            re-sliced: each receiver gets its slice (by its rank
+//                            in dst_group) from the senders that own it.
+//                            Otherwise group rank i of dst_group receives the
+//                            whole value of sender i mod |group|; local_value = 1
+//                            (a Local value) needs groups of the same size.
+//   chunk_dim (ALL_REDUCE, REDUCE_SCATTER, ALL_TO_ALL): -1 for the whole value;
+//                            otherwise the call is one chunk of an overlapped
+//                            collective: every participant asks for the same
+//                            range of dimension chunk_dim (out's range of it;
+//                            neither dim nor concat_dim), and "full box" means
+//                            the full box restricted to that range.
+typedef struct coconet_collective_desc {
+    uint32_t version;    // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
+    uint32_t size;       // sizeof(coconet_collective_desc) of the caller's header
+    int32_t kind;        // coconet_collective_kind
+    int32_t op;          // coconet_reduce_op: ALL_REDUCE, REDUCE_SCATTER, REDUCE
+    int32_t root;        // a rank of the group: BROADCAST, REDUCE
+    int32_t dim;         // the sliced dimension (see the kinds); -1: none
+    int32_t concat_dim;  // ALL_TO_ALL: the input's sliced dimension
+    int32_t chunk_dim;   // the overlap chunk's dimension; -1: the whole value
+    int32_t local_value; // SEND_RECV: 1 when the value is Local
+    int32_t nsplit, group, dst_group;
+    int32_t dims;                      // of the value, `in` and `out`
+    int32_t extents[COCONET_MAX_DIMS]; // global extents; [0, dims) are read
+} coconet_collective_desc;
+
+// A descriptor of this header's version and size: no sliced, concatenated or
+// chunk dimension, op SUM, root 0, the whole world, 0 dimensions.
+static inline void coconet_collective_desc_init(coconet_collective_desc *desc, int32_t kind) {
+    int i;
+    desc->version = COCONET_COLLECTIVE_ABI_VERSION;
+    desc->size = (uint32_t)sizeof(coconet_collective_desc);
+    desc->kind = kind;
+    desc->op = COCONET_SUM;
+    desc->root = 0;
+    desc->dim = desc->concat_dim = desc->chunk_dim = -1;
+    desc->local_value = 0;
+    desc->nsplit = 1;
+    desc->group = desc->dst_group = 0;
+    desc->dims = 0;
+    for (i = 0; i < COCONET_MAX_DIMS; i++) {
+        desc->extents[i] = 1;
+    }
+}
+
+// The extern stage of lowered pipelines. `desc` is a constant 1-D uint8 buffer
+// holding the bytes of a coconet_collective_desc (Halide extern arguments are
+// Exprs, Funcs or Buffers; AOT libraries embed it as constant data). A version
+// or size other than this runtime's is refused with COCONET_ERR_INVALID.
+// In bounds-query mode (in->host == NULL and in->device == 0) the call only
+// sets the box of `in` that this rank needs; extent 0 when it needs nothing.
+int coconet_collective(void *user_context, const char *name, const halide_buffer_t *desc,
+                       halide_buffer_t *in, halide_buffer_t *out);
+// The same for C callers holding the descriptor itself (tests, benchmarks).
+int coconet_collective_call(coconet_comm *comm, const char *name,
+                            const coconet_collective_desc *desc, halide_buffer_t *in,
+                            halide_buffer_t *out);
 
 // ---- Fused collectives (the fuse_with schedule). ----
 // A reduce-scatter whose consumers are computed inside its pass: this rank
@@ -203,7 +266,8 @@ coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t 
 // when there is a source: group_size on the direct path, min(group_size, 2)
 // on the ring (none without a source).
 int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size);
-// Kernels report failures with this (the message of coconet_comm_last_error).
+// Kernels report failures with this (the message of coconet_comm_last_error;
+// the runtime records the code the kernel returns with it).
 void coconet_comm_set_error(coconet_comm *comm, const char *message);
 // Adds `bytes` to this rank's counter of a kind (kernels count what they read).
 void coconet_comm_count_bytes(coconet_comm *comm, int kind, uint64_t bytes);

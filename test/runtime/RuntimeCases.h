@@ -245,7 +245,8 @@ T identity(int op) {
 
 struct Case {
     std::string name;
-    int kind = COCONET_ALL_REDUCE, op = COCONET_SUM, root = 0, a = -1, b = -1;
+    int kind = COCONET_ALL_REDUCE, op = COCONET_SUM, root = 0, dim = -1, concat_dim = -1;
+    bool local_value = false;
     int nsplit = 1, group = 0, dst_group = 0;
     TBox full; // dims and global extents (min 0)
     halide_type_t type = type_of<float>();
@@ -254,9 +255,10 @@ struct Case {
 
     std::string str() const {
         std::ostringstream s;
-        s << name << " kind " << kind << " op " << op << " root " << root << " a " << a << " b "
-          << b << " split " << nsplit << " g " << group << "->" << dst_group << " n " << full.str()
-          << " type " << (int)type.code << "/" << type.bits << " mode " << out_mode
+        s << name << " kind " << kind << " op " << op << " root " << root << " dim " << dim
+          << " concat_dim " << concat_dim << (local_value ? " local" : "") << " split " << nsplit
+          << " g " << group << "->" << dst_group << " n " << full.str() << " type "
+          << (int)type.code << "/" << type.bits << " mode " << out_mode
           << (strided ? " strided" : "");
         return s.str();
     }
@@ -268,6 +270,17 @@ TBox empty_box(int dims) {
     TBox b;
     b.dims = dims;
     return b;
+}
+
+// A descriptor of `kind` for a value of the box's dimensions and extents.
+coconet_collective_desc make_desc(int kind, const TBox &full) {
+    coconet_collective_desc d;
+    coconet_collective_desc_init(&d, kind);
+    d.dims = full.dims;
+    for (int i = 0; i < full.dims; i++) {
+        d.extents[i] = (int32_t)full.extent[i];
+    }
+    return d;
 }
 
 TBox sliced(TBox b, int d, const Grp &g, int r) {
@@ -283,9 +296,9 @@ TBox expected_in_box(const Case &c, int R, int r) {
         return empty_box(c.full.dims);
     }
     switch (c.kind) {
-    case COCONET_ALL_GATHER: return sliced(c.full, c.a, g, r);
-    case COCONET_ALL_TO_ALL: return sliced(c.full, c.b, g, r);
-    case COCONET_SEND_RECV: return c.a >= 0 ? sliced(c.full, c.a, g, r) : c.full;
+    case COCONET_ALL_GATHER: return sliced(c.full, c.dim, g, r);
+    case COCONET_ALL_TO_ALL: return sliced(c.full, c.concat_dim, g, r);
+    case COCONET_SEND_RECV: return c.dim >= 0 ? sliced(c.full, c.dim, g, r) : c.full;
     default: return c.full;
     }
 }
@@ -297,8 +310,8 @@ TBox out_limit(const Case &c, int R, int r) {
     }
     switch (c.kind) {
     case COCONET_REDUCE_SCATTER:
-    case COCONET_ALL_TO_ALL: return sliced(c.full, c.a, d, r);
-    case COCONET_SEND_RECV: return c.a >= 0 ? sliced(c.full, c.a, d, r) : c.full;
+    case COCONET_ALL_TO_ALL: return sliced(c.full, c.dim, d, r);
+    case COCONET_SEND_RECV: return c.dim >= 0 ? sliced(c.full, c.dim, d, r) : c.full;
     default: return c.full;
     }
 }
@@ -339,12 +352,13 @@ T expected(const Case &c, int R, int p, const int64_t *x) {
     }
     case COCONET_BROADCAST: return gen<T>(s.first + c.root, x, dims);
     case COCONET_ALL_GATHER:
-        return gen<T>(s.first + owner(c.full.extent[c.a], s.size, x[c.a]), x, dims);
+        return gen<T>(s.first + owner(c.full.extent[c.dim], s.size, x[c.dim]), x, dims);
     case COCONET_ALL_TO_ALL:
-        return gen<T>(s.first + owner(c.full.extent[c.b], s.size, x[c.b]), x, dims);
+        return gen<T>(s.first + owner(c.full.extent[c.concat_dim], s.size, x[c.concat_dim]), x,
+                      dims);
     default:
-        if (c.a >= 0) { // SEND_RECV of a sliced value: re-sliced, each element from its owner
-            return gen<T>(s.first + owner(c.full.extent[c.a], s.size, x[c.a]), x, dims);
+        if (c.dim >= 0) { // SEND_RECV of a sliced value: re-sliced, each element from its owner
+            return gen<T>(s.first + owner(c.full.extent[c.dim], s.size, x[c.dim]), x, dims);
         }
         // Otherwise group rank i of dst gets group rank i (mod |src|) of src.
         return gen<T>(s.first + (p - d.first) % s.size, x, dims);
@@ -352,13 +366,16 @@ T expected(const Case &c, int R, int p, const int64_t *x) {
 }
 
 int call(coconet_comm *comm, const Case &c, halide_buffer_t *in, halide_buffer_t *out) {
-    int64_t n[4] = {1, 1, 1, 1};
-    for (int d = 0; d < c.full.dims; d++) {
-        n[d] = c.full.extent[d];
-    }
-    return coconet_collective(comm, c.name.c_str(), c.kind, c.op, c.root, c.a, c.b, c.nsplit,
-                              c.group, c.dst_group, (int32_t)n[0], (int32_t)n[1], (int32_t)n[2],
-                              (int32_t)n[3], in, out);
+    coconet_collective_desc d = make_desc(c.kind, c.full);
+    d.op = c.op;
+    d.root = c.root;
+    d.dim = c.dim;
+    d.concat_dim = c.concat_dim;
+    d.local_value = c.local_value ? 1 : 0;
+    d.nsplit = c.nsplit;
+    d.group = c.group;
+    d.dst_group = c.dst_group;
+    return coconet_collective_call(comm, c.name.c_str(), &d, in, out);
 }
 
 // Runs one case on rank r; returns "" or what went wrong.
@@ -447,7 +464,7 @@ std::vector<Case> make_cases(int R) {
                         Case c;
                         c.kind = kind, c.op = op, c.type = t, c.full = s;
                         c.nsplit = nsplit, c.group = group, c.dst_group = group;
-                        c.a = 0;
+                        c.dim = 0;
                         c.root = (op + (int)t.bits) % gsize;
                         add(c);
                     }
@@ -459,7 +476,7 @@ std::vector<Case> make_cases(int R) {
                         Case c;
                         c.kind = kind, c.op = a % 2 ? COCONET_SUM : COCONET_MAX, c.type = t;
                         c.full = s, c.nsplit = nsplit, c.group = group, c.dst_group = group;
-                        c.a = a, c.root = gsize - 1;
+                        c.dim = a, c.root = gsize - 1;
                         add(c);
                     }
                 }
@@ -475,24 +492,23 @@ std::vector<Case> make_cases(int R) {
                     Case c;
                     c.type = t, c.full = s, c.nsplit = nsplit, c.group = group;
                     c.dst_group = group;
-                    c.kind = COCONET_ALL_GATHER, c.a = a;
+                    c.kind = COCONET_ALL_GATHER, c.dim = a;
                     add(c);
-                    c.kind = COCONET_BROADCAST, c.a = -1, c.root = (a + 1) % gsize;
+                    c.kind = COCONET_BROADCAST, c.dim = -1, c.root = (a + 1) % gsize;
                     add(c);
                     if (s.dims >= 2) {
-                        c.kind = COCONET_ALL_TO_ALL, c.root = -1;
-                        c.a = a, c.b = a == 0 ? 1 : 0;
+                        c.kind = COCONET_ALL_TO_ALL;
+                        c.dim = a, c.concat_dim = a == 0 ? 1 : 0;
                         add(c);
-                        c.a = c.b, c.b = a;
+                        std::swap(c.dim, c.concat_dim);
                         add(c);
-                        c.b = -1;
                     }
                 }
             }
         }
     }
     // send between groups: replicated values (any sizes: receiver i reads sender i mod
-    // |src|), sliced ones (re-sliced, any sizes) and Local ones (b = 1, equal sizes only).
+    // |src|), sliced ones (re-sliced, any sizes) and Local ones (equal sizes only).
     std::vector<std::pair<int, std::pair<int, int>>> sends;
     if (R >= 2) {
         sends.push_back({2, {0, 1}});
@@ -508,11 +524,11 @@ std::vector<Case> make_cases(int R) {
             for (const TBox &s : {box({3 * R + 1}), box({4, R + 1}), box({2, 3, R - 1})}) {
                 for (int a : {-1, 0, s.dims - 1}) {
                     Case c;
-                    c.kind = COCONET_SEND_RECV, c.type = t, c.full = s, c.a = a, c.b = 0;
+                    c.kind = COCONET_SEND_RECV, c.type = t, c.full = s, c.dim = a;
                     c.nsplit = nsplit, c.group = gs.first, c.dst_group = gs.second;
                     add(c);
                     if (a < 0 && same) {
-                        c.b = 1;
+                        c.local_value = true;
                         add(c);
                     }
                 }

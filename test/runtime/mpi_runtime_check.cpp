@@ -70,16 +70,17 @@ void check_counters(coconet_comm *comm, int R, int r) {
     coconet_barrier(comm, "before counters");
     coconet_comm_reset_counters(comm);
     Buf in(type_of<float>(), sliced(full, 0, world, r), false), out(type_of<float>(), full, false);
-    int rc = coconet_collective(comm, "ag", COCONET_ALL_GATHER, 0, 0, 0, -1, 1, 0, 0, n, 1, 1, 1,
-                                &in.b, &out.b);
+    coconet_collective_desc d = make_desc(COCONET_ALL_GATHER, full);
+    d.dim = 0;
+    int rc = coconet_collective_call(comm, "ag", &d, &in.b, &out.b);
     const Span s = slice(n, R, r);
     const uint64_t want = (uint64_t)(s.end - s.begin) * 4 * (R - 1);
     report(rc == COCONET_OK && coconet_comm_bytes_sent(comm, COCONET_ALL_GATHER) == want &&
                coconet_comm_op_count(comm, COCONET_ALL_GATHER) == 1,
            "all_gather sends each rank's slice to the R-1 others; one op counted");
     Buf fin(type_of<float>(), full, false), fout(type_of<float>(), full, false);
-    rc = coconet_collective(comm, "ar", COCONET_ALL_REDUCE, COCONET_SUM, 0, -1, -1, 1, 0, 0, n, 1,
-                            1, 1, &fin.b, &fout.b);
+    d = make_desc(COCONET_ALL_REDUCE, full);
+    rc = coconet_collective_call(comm, "ar", &d, &fin.b, &fout.b);
     unsigned long long mine = coconet_comm_bytes_sent(comm, COCONET_ALL_REDUCE), total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     report(rc == COCONET_OK && total == 2ull * (R - 1) * n * 4,
@@ -95,13 +96,16 @@ void check_refusals(coconet_comm *comm, int R, int r) {
     TBox full = empty_box(1);
     full.extent[0] = 10;
     Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
-    const int rc = coconet_collective(comm, "rs", COCONET_REDUCE_SCATTER, COCONET_SUM, 0, 0, -1, 1,
-                                      0, 0, 10, 1, 1, 1, &in.b, &out.b);
+    coconet_collective_desc d = make_desc(COCONET_REDUCE_SCATTER, full);
+    d.dim = 0;
+    const int rc = coconet_collective_call(comm, "rs", &d, &in.b, &out.b);
     const std::string msg = coconet_comm_last_error(comm);
     const std::string prefix = "rank " + std::to_string(r) + ": reduce_scatter 'rs': ";
     report(R == 1 ? rc == COCONET_OK
                   : rc == COCONET_ERR_INVALID && msg.find(prefix + "the output asks for") == 0,
            "an output box the rank cannot produce is refused with a message");
+    report(R == 1 || coconet_comm_last_error_code(comm) == COCONET_ERR_INVALID,
+           "the refusal's code is COCONET_ERR_INVALID");
 }
 
 } // namespace

@@ -49,27 +49,31 @@ int main() {
     bi.host = (uint8_t *)in.data();
     bo.host = (uint8_t *)out.data();
 
+    coconet_collective_desc desc;
+    coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
+    desc.dims = 1;
+    desc.extents[0] = n;
+
     // Start together, so that only rank 1 can be missing when the 1 s runs out.
     MPI_Barrier(MPI_COMM_WORLD);
     if (ok && rank != 1) {
         const auto start = std::chrono::steady_clock::now();
-        const int rc = coconet_collective(c, "skipped", COCONET_ALL_REDUCE, COCONET_SUM, 0, -1, -1,
-                                          1, 0, 0, n, 1, 1, 1, &bi, &bo);
+        const int rc = coconet_collective_call(c, "skipped", &desc, &bi, &bo);
         const double took =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string msg = coconet_comm_last_error(c);
         const std::string want = "rank " + std::to_string(rank) +
                                  ": all_reduce 'skipped' timed out after 1.0 s waiting for rank 1";
-        const bool good =
-            rc == COCONET_ERR_TIMEOUT && contains(msg, want) && took >= 0.9 && took < 10.0;
+        const bool good = rc == COCONET_ERR_TIMEOUT &&
+                          coconet_comm_last_error_code(c) == COCONET_ERR_TIMEOUT &&
+                          contains(msg, want) && took >= 0.9 && took < 10.0;
         std::printf("%s rank %d: timed out after %.2f s: %s\n", good ? "[PASS]" : "[FAIL]", rank,
                     took, msg.c_str());
         // The exchange with rank 1 is lost: the communicator refuses further work.
-        const int rc2 = coconet_collective(c, "after", COCONET_ALL_REDUCE, COCONET_SUM, 0, -1, -1,
-                                           1, 0, 0, n, 1, 1, 1, &bi, &bo);
+        const int rc2 = coconet_collective_call(c, "after", &desc, &bi, &bo);
         const std::string msg2 = coconet_comm_last_error(c);
         const bool refused =
-            rc2 == COCONET_ERR_ABORTED &&
+            rc2 == COCONET_ERR_ABORTED && coconet_comm_last_error_code(c) == COCONET_ERR_ABORTED &&
             contains(msg2, "rank " + std::to_string(rank) + ": all_reduce 'after' aborted: ") &&
             contains(msg2, "waiting for rank 1");
         std::printf("%s rank %d: a later call is refused: %s\n", refused ? "[PASS]" : "[FAIL]",

@@ -149,8 +149,9 @@ TEST_CASE("reduce leaves the op's identity on the other ranks", "[runtime]") {
                 full.extent[0] = 3;
                 Buf in(t, full, false), out(t, full, false);
                 std::memset(in.data.data(), 0, in.data.size());
-                int rc = coconet_collective(comm, "red", COCONET_REDUCE, op, 0, -1, -1, 1, 0, 0, 3,
-                                            1, 1, 1, &in.b, &out.b);
+                coconet_collective_desc d = make_desc(COCONET_REDUCE, full);
+                d.op = op;
+                int rc = coconet_collective_call(comm, "red", &d, &in.b, &out.b);
                 if (r == 0 || rc != COCONET_OK) {
                     if (rc != COCONET_OK) {
                         problems.push_back(coconet_comm_last_error(comm));
@@ -197,8 +198,11 @@ TEST_CASE("bounds queries: slices, full boxes, nothing for non-members", "[runti
         Buf q(type_of<float>(), zero, false, true), out(type_of<float>(), zero, false);
         q.dim[0].min = q.dim[1].min = 99; // must be overwritten
         q.dim[0].extent = q.dim[1].extent = 99;
-        rc[r] = coconet_collective(comm, "q", COCONET_ALL_GATHER, 0, 0, 1, -1, 2, 1, 1, 3, 7, 1, 1,
-                                   &q.b, &out.b);
+        TBox full = empty_box(2);
+        full.extent[0] = 3, full.extent[1] = 7;
+        coconet_collective_desc d = make_desc(COCONET_ALL_GATHER, full);
+        d.dim = 1, d.nsplit = 2, d.group = 1;
+        rc[r] = coconet_collective_call(comm, "q", &d, &q.b, &out.b);
         got[r].dims = 2;
         for (int d = 0; d < 2; d++) {
             got[r].min[d] = q.dim[d].min;
@@ -227,25 +231,27 @@ TEST_CASE("send between groups of different sizes", "[runtime]") {
         TBox full = empty_box(1);
         full.extent[0] = 5;
         const bool sender = r < 2, receiver = r >= 2;
-        auto send = [&](const char *name, int a, int b, const TBox &ib, const TBox &ob,
+        auto send = [&](const char *name, int dim, bool local, const TBox &ib, const TBox &ob,
                         std::vector<float> *result) {
             Buf in(type_of<float>(), ib, false), out(type_of<float>(), ob, false);
             for_each_point(ib, [&](const int64_t *x) { in.at<float>(x) = 10.0f * r + x[0]; });
-            const int code = coconet_collective(comm, name, COCONET_SEND_RECV, 0, 0, a, b, 2, 0, 1,
-                                                5, 1, 1, 1, &in.b, &out.b);
+            coconet_collective_desc d = make_desc(COCONET_SEND_RECV, full);
+            d.dim = dim, d.local_value = local ? 1 : 0;
+            d.nsplit = 2, d.group = 0, d.dst_group = 1;
+            const int code = coconet_collective_call(comm, name, &d, &in.b, &out.b);
             for_each_point(ob, [&](const int64_t *x) { result->push_back(out.at<float>(x)); });
             return code;
         };
         // Sliced: senders hold [0, 3) and [3, 5); receivers want [0, 2), [2, 4), [4, 5).
         rc_sliced[r] =
-            send("stage_sliced", 0, 0, sender ? sliced(full, 0, Grp{0, 2}, r) : empty_box(1),
+            send("stage_sliced", 0, false, sender ? sliced(full, 0, Grp{0, 2}, r) : empty_box(1),
                  receiver ? sliced(full, 0, Grp{2, 3}, r) : empty_box(1), &sliced_out[r]);
         // Replicated: receiver i reads sender i mod 2.
-        rc_rep[r] = send("stage_rep", -1, 0, sender ? full : empty_box(1),
+        rc_rep[r] = send("stage_rep", -1, false, sender ? full : empty_box(1),
                          receiver ? full : empty_box(1), &rep_out[r]);
-        // Local (b = 1): needs groups of the same size.
+        // Local: needs groups of the same size.
         std::vector<float> unused;
-        rc[r] = send("stage_local", -1, 1, sender ? full : empty_box(1),
+        rc[r] = send("stage_local", -1, true, sender ? full : empty_box(1),
                      receiver ? full : empty_box(1), &unused);
         msg[r] = coconet_comm_last_error(comm);
     });
@@ -269,7 +275,7 @@ TEST_CASE("send between groups of different sizes", "[runtime]") {
 
 TEST_CASE("bad arguments are refused with a message naming rank, kind and name", "[runtime]") {
     std::string msg[2][6];
-    int rc[2][6];
+    int rc[2][6], code[2][6];
     on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
         TBox full = empty_box(1);
         full.extent[0] = 10;
@@ -278,23 +284,25 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
         TBox small = full;
         small.extent[0] = 3;
         Buf short_in(type_of<float>(), small, false);
-        auto run = [&](int i, int kind, int op, int a, halide_buffer_t *x, halide_buffer_t *y,
+        auto run = [&](int i, int kind, int op, int dim, halide_buffer_t *x, halide_buffer_t *y,
                        int nsplit = 1) {
-            rc[r][i] = coconet_collective(comm, ("bad" + std::to_string(i)).c_str(), kind, op, 0, a,
-                                          -1, nsplit, 0, 0, 10, 1, 1, 1, x, y);
+            coconet_collective_desc d = make_desc(kind, full);
+            d.op = op, d.dim = dim, d.nsplit = nsplit;
+            rc[r][i] = coconet_collective_call(comm, ("bad" + std::to_string(i)).c_str(), &d, x, y);
             msg[r][i] = coconet_comm_last_error(comm);
+            code[r][i] = coconet_comm_last_error_code(comm);
         };
         // reduce_scatter: rank r may only produce its own slice.
         run(0, COCONET_REDUCE_SCATTER, COCONET_SUM, 0, &in.b, &out.b);
         run(1, COCONET_ALL_REDUCE, COCONET_SUM, -1, &in.b, &iout.b);      // types differ
-        run(2, COCONET_ALL_GATHER, 0, 3, &in.b, &out.b);                  // a is no dimension
+        run(2, COCONET_ALL_GATHER, 0, 3, &in.b, &out.b);                  // no dimension 3
         run(3, COCONET_ALL_REDUCE, 7, -1, &in.b, &out.b);                 // unknown op
         run(4, COCONET_ALL_REDUCE, COCONET_SUM, -1, &short_in.b, &out.b); // input too small
         run(5, COCONET_ALL_REDUCE, COCONET_SUM, -1, &in.b, &out.b, 3);    // 3 groups of 2 ranks
     });
     const char *want[6] = {"the output asks for [0..10] but this rank can produce [",
                            "element types differ: float32 and int32",
-                           "dimension a = 3 is not a dimension of a 1-D buffer",
+                           "dim = 3 is not a dimension of a 1-D buffer",
                            "unknown reduction op 7",
                            "the input holds [0..3] but this rank must provide [0..10]",
                            "a world of 2 ranks cannot be split into 3 groups"};
@@ -304,6 +312,7 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
         for (int i = 0; i < 6; i++) {
             INFO("rank " << r << " case " << i << ": " << msg[r][i]);
             CHECK(rc[r][i] == COCONET_ERR_INVALID);
+            CHECK(code[r][i] == COCONET_ERR_INVALID);
             CHECK_THAT(msg[r][i], Contains("rank " + std::to_string(r) + ": " + kind[i] + " 'bad" +
                                            std::to_string(i) + "': "));
             CHECK_THAT(msg[r][i], Contains(want[i]));
@@ -314,9 +323,75 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
     // Missing buffers.
     coconet_threads_world *w = coconet_threads_world_create(1, 1.0);
     coconet_comm *c = coconet_threads_world_comm(w, 0);
-    CHECK(coconet_collective(c, "nobuf", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 1, 1, 1, 1,
-                             no_buffer, no_buffer) == COCONET_ERR_INVALID);
+    coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, empty_box(1));
+    CHECK(coconet_collective_call(c, "nobuf", &d, no_buffer, no_buffer) == COCONET_ERR_INVALID);
     CHECK_THAT(std::string(coconet_comm_last_error(c)), Contains("rank 0: all_reduce 'nobuf'"));
+    coconet_threads_world_destroy(w);
+}
+
+TEST_CASE("the descriptor: version, size and dimensions are checked", "[runtime]") {
+    coconet_threads_world *w = coconet_threads_world_create(1, 10.0);
+    coconet_comm *c = coconet_threads_world_comm(w, 0);
+    TBox full = empty_box(1);
+    full.extent[0] = 4;
+    Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+    for_each_point(full, [&](const int64_t *x) { in.at<float>(x) = 1.5f * (float)x[0]; });
+    // The bytes as lowered pipelines pass them: a 1-D uint8 buffer, here at an
+    // odd address so that nothing assumes the struct's alignment.
+    std::vector<uint8_t> storage(sizeof(coconet_collective_desc) + 1);
+    halide_dimension_t desc_dim(0, (int32_t)sizeof(coconet_collective_desc), 1);
+    halide_buffer_t desc{};
+    desc.host = storage.data() + 1;
+    desc.type = halide_type_t(halide_type_uint, 8);
+    desc.dimensions = 1;
+    desc.dim = &desc_dim;
+    auto call = [&](const coconet_collective_desc &d) {
+        std::memcpy(desc.host, &d, sizeof(d));
+        return coconet_collective(c, "g", &desc, &in.b, &out.b);
+    };
+    const coconet_collective_desc good = make_desc(COCONET_ALL_REDUCE, full);
+    CHECK(call(good) == COCONET_OK);
+    CHECK(out.at<float>(std::vector<int64_t>{3}.data()) == 4.5f);
+
+    coconet_collective_desc d = good;
+    d.version = COCONET_COLLECTIVE_ABI_VERSION + 1;
+    CHECK(call(d) == COCONET_ERR_INVALID);
+    CHECK(coconet_comm_last_error_code(c) == COCONET_ERR_INVALID);
+    CHECK_THAT(std::string(coconet_comm_last_error(c)),
+               Contains("rank 0: collective 'g': the caller was compiled against collective ABI "
+                        "version " +
+                        std::to_string(COCONET_COLLECTIVE_ABI_VERSION + 1) +
+                        ", this runtime has version " +
+                        std::to_string(COCONET_COLLECTIVE_ABI_VERSION) + "; rebuild the library"));
+
+    d = good;
+    d.size = sizeof(d) - 4;
+    CHECK(call(d) == COCONET_ERR_INVALID);
+    CHECK_THAT(
+        std::string(coconet_comm_last_error(c)),
+        Contains("the collective descriptor has " + std::to_string(sizeof(d) - 4) + " bytes"));
+    // Fewer bytes than the struct: refused, not read past.
+    desc_dim.extent = 8;
+    CHECK(call(good) == COCONET_ERR_INVALID);
+    desc_dim.extent = (int32_t)sizeof(coconet_collective_desc);
+
+    // Up to COCONET_MAX_DIMS dimensions fit the struct; this runtime takes 4.
+    for (int dims : {5, COCONET_MAX_DIMS, COCONET_MAX_DIMS + 1, -1}) {
+        d = good;
+        d.dims = dims;
+        INFO("dims " << dims);
+        CHECK(call(d) == COCONET_ERR_INVALID);
+        CHECK(coconet_collective_call(c, "g", &d, &in.b, &out.b) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(c)),
+                   Contains("rank 0: all_reduce 'g': the value has " + std::to_string(dims) +
+                            " dimensions; this runtime supports 0 to 4"));
+    }
+    // A NULL descriptor, or one that is no byte buffer.
+    CHECK(coconet_collective(c, "g", nullptr, &in.b, &out.b) == COCONET_ERR_INVALID);
+    CHECK(coconet_collective_call(c, "g", nullptr, &in.b, &out.b) == COCONET_ERR_INVALID);
+    CHECK(coconet_collective(c, "g", &in.b, &in.b, &out.b) == COCONET_ERR_INVALID);
+    CHECK_THAT(std::string(coconet_comm_last_error(c)),
+               Contains("rank 0: collective 'g': the collective descriptor is missing"));
     coconet_threads_world_destroy(w);
 }
 
@@ -328,8 +403,8 @@ TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
         full.extent[0] = 4;
         Buf in(r == 0 ? type_of<float>() : type_of<int32_t>(), full, false);
         Buf out(r == 0 ? type_of<float>() : type_of<int32_t>(), full, false);
-        rc[r] = coconet_collective(comm, r == 0 ? "a" : "b", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0,
-                                   0, 4, 1, 1, 1, &in.b, &out.b);
+        coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, full);
+        rc[r] = coconet_collective_call(comm, r == 0 ? "a" : "b", &d, &in.b, &out.b);
         msg[r] = coconet_comm_last_error(comm);
     });
     for (int r = 0; r < 2; r++) {
@@ -345,7 +420,7 @@ TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
 TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
     for (int missing : {1, 2}) {
         std::string errors[4];
-        int rc[4];
+        int rc[4], code[4];
         const auto start = std::chrono::steady_clock::now();
         on_ranks(4, 30.0, [&](int r, coconet_comm *comm) {
             // Start together, so that only the skipping ranks can be late even on a
@@ -358,9 +433,10 @@ TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
             TBox full = empty_box(1);
             full.extent[0] = 10;
             Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
-            rc[r] = coconet_collective(comm, "g_sum", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 10,
-                                       1, 1, 1, &in.b, &out.b);
+            coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, full);
+            rc[r] = coconet_collective_call(comm, "g_sum", &d, &in.b, &out.b);
             errors[r] = coconet_comm_last_error(comm);
+            code[r] = coconet_comm_last_error_code(comm);
         });
         const double took =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -371,6 +447,7 @@ TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
             INFO("rank " << r << ": " << errors[r]);
             // The first rank to give up times out; the others are told why at once.
             CHECK((rc[r] == COCONET_ERR_TIMEOUT || rc[r] == COCONET_ERR_ABORTED));
+            CHECK(code[r] == rc[r]); // the kind, without reading the message
             timeouts += rc[r] == COCONET_ERR_TIMEOUT;
             CHECK_THAT(errors[r], Contains("rank " + std::to_string(r) + ": all_reduce 'g_sum'"));
             CHECK_THAT(errors[r], Contains("all_reduce 'g_sum' timed out after 0.3 s " + whom));
@@ -380,7 +457,7 @@ TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
 }
 
 TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
-    int rc[3] = {0, 0, 0};
+    int rc[3] = {0, 0, 0}, code[3] = {0, 0, 0};
     std::string msg[3];
     std::atomic<int> waiting{0};
     const auto start = std::chrono::steady_clock::now();
@@ -403,9 +480,10 @@ TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
         if (r == 1) {
             waiting++;
         }
-        rc[r] = coconet_collective(comm, "g", COCONET_ALL_REDUCE, 0, 0, -1, -1, 1, 0, 0, 6, 1, 1, 1,
-                                   &in.b, &out.b);
+        coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, full);
+        rc[r] = coconet_collective_call(comm, "g", &d, &in.b, &out.b);
         msg[r] = coconet_comm_last_error(comm);
+        code[r] = coconet_comm_last_error_code(comm);
     });
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -413,6 +491,7 @@ TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
     for (int r : {1, 2}) {
         INFO(msg[r]);
         CHECK(rc[r] == COCONET_ERR_ABORTED);
+        CHECK(code[r] == COCONET_ERR_ABORTED);
         CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) + ": all_reduce 'g' aborted"));
         CHECK_THAT(msg[r], Contains("rank 0 failed: bad input"));
     }
@@ -440,11 +519,12 @@ TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
             const Grp world{0, R};
             TBox full = empty_box(1);
             full.extent[0] = n;
-            auto run = [&](const char *name, int kind, int root, int a, const TBox &ib,
+            auto run = [&](const char *name, int kind, int root, int dim, const TBox &ib,
                            const TBox &ob, int nsplit = 1, int g = 0, int dg = 0) {
                 Buf in(type_of<float>(), ib, false), out(type_of<float>(), ob, false);
-                coconet_collective(comm, name, kind, 0, root, a, -1, nsplit, g, dg, n, 1, 1, 1,
-                                   &in.b, &out.b);
+                coconet_collective_desc d = make_desc(kind, full);
+                d.root = root, d.dim = dim, d.nsplit = nsplit, d.group = g, d.dst_group = dg;
+                coconet_collective_call(comm, name, &d, &in.b, &out.b);
             };
             run("ag", COCONET_ALL_GATHER, 0, 0, sliced(full, 0, world, r), full);
             run("ag2", COCONET_ALL_GATHER, 0, 0, sliced(full, 0, world, r), full);

@@ -218,7 +218,7 @@ struct NcclComm : coconet_comm {
             return COCONET_OK;
         }
         case COCONET_REDUCE_SCATTER: {
-            const Slices slices(full, op.a, size);
+            const Slices slices(full, op.dim, size);
             std::vector<uint8_t> mine;
             const int rc = reduce_scatter(what, op.red, type, in, slices, false, mine);
             if (rc == COCONET_OK) {
@@ -227,7 +227,7 @@ struct NcclComm : coconet_comm {
             }
             return rc;
         }
-        case COCONET_ALL_GATHER: return all_gather(what, type, in, Slices(full, op.a, size), out);
+        case COCONET_ALL_GATHER: return all_gather(what, type, in, Slices(full, op.dim, size), out);
         default: return unsupported(what, "unknown collective kind " + std::to_string(op.kind));
         }
     }
