@@ -79,6 +79,22 @@ inline const coconet::DFuncContents *contents(const coconet::DFunc &f) {
     return f.get_contents().get();
 }
 
+// The start of most pass tests' programs: a Local gradient g and a Sliced(0)
+// state m of 8 elements, and t, g's all_reduce split into a reduce_scatter
+// and an all_gather.
+struct SplitSum {
+    coconet::DFunc g, m, t;
+};
+
+inline SplitSum split_sum() {
+    using namespace coconet;
+    DFunc g = input("g", Halide::Float(32), {8}, Local());
+    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
+    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+    t.split_collective(0);
+    return SplitSum{g, m, t};
+}
+
 } // namespace coconet_test
 
 #endif

@@ -10,10 +10,7 @@ using Halide::Var;
 
 TEST_CASE("find_fused_passes: one pass per collective, members producers first",
           "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
+    auto [g, m, t] = coconet_test::split_sum();
     Var i("i");
     DFunc a("a"), b("b"), c("c");
     a(i) = m(i) + t(i);

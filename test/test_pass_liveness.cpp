@@ -20,10 +20,7 @@ Liveness liveness_of(const Program &p) {
 } // namespace
 
 TEST_CASE("find_liveness: a split all_reduce whose gather nobody reads", "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
+    auto [g, m, t] = coconet_test::split_sum();
     Var i("i");
     DFunc u("u");
     u(i) = m(i) + t(i);
@@ -62,11 +59,8 @@ TEST_CASE("find_liveness: an output that stands for its gather", "[passes][sched
 }
 
 TEST_CASE("find_liveness: what a fused pass reads", "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
+    auto [g, m, t] = coconet_test::split_sum();
     DFunc unused = input("unused", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
     Var i("i");
     DFunc a("a"), b("b");
     a(i) = m(i) + t(i);
@@ -112,11 +106,8 @@ TEST_CASE("find_liveness: the source of an overlapped fused pass is chunked",
 }
 
 TEST_CASE("find_liveness refuses a member reading its own pass's gather", "[passes][error]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
+    auto [g, m, t] = coconet_test::split_sum();
     DFunc w = input("w", Halide::Float(32), {8}, Replicated());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
     Var i("i");
     DFunc r("r"), b("b");
     r(i) = w(i) + t(i);

@@ -32,10 +32,7 @@ std::set<const DFuncContents *> as_set(const Funcs &v) {
 } // namespace
 
 TEST_CASE("lower_spmd: one Halide segment, a dead gather", "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
+    auto [g, m, t] = coconet_test::split_sum();
     Var i("i");
     DFunc u("u");
     u(i) = m(i) + t(i);
@@ -64,10 +61,7 @@ TEST_CASE("lower_spmd: one Halide segment, a dead gather", "[passes][schedules]"
 }
 
 TEST_CASE("lower_spmd: a fused pass and the Halide segment after it", "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
+    auto [g, m, t] = coconet_test::split_sum();
     Var i("i");
     DFunc a("a"), b("b");
     a(i) = m(i) + t(i);

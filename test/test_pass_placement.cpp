@@ -29,10 +29,7 @@ Placed place_program(const Program &p) {
 } // namespace
 
 TEST_CASE("place: without fuse_with everything is in segment 0", "[passes][schedules]") {
-    DFunc g = input("g", Halide::Float(32), {8}, Local());
-    DFunc m = input("m", Halide::Float(32), {8}, Sliced(0));
-    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
-    t.split_collective(0);
+    auto [g, m, t] = coconet_test::split_sum();
     Var i("i");
     DFunc u("u"), v("v");
     u(i) = m(i) * t(i);
