@@ -24,13 +24,13 @@ Expr combine(ReduceOp op, Expr a, Expr b) {
 
 } // namespace
 
-FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &analysis, int nsrc,
+FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &analysis, int nsrc,
                                        const Halide::Target &target) {
-    coconet_internal_assert(group.reduces() ? nsrc >= 1 : nsrc == 0)
-        << "a fused kernel of " << group.scatter->name << " with " << nsrc << " sources";
-    const DFuncContents &scatter = *group.scatter;
+    coconet_internal_assert(pass.reduces() ? nsrc >= 1 : nsrc == 0)
+        << "a fused kernel of " << pass.scatter->name << " with " << nsrc << " sources";
+    const DFuncContents &scatter = *pass.scatter;
     const CollectiveDesc &c = *scatter.collective;
-    const int dims = (int)group.sliced_info(analysis).extents.size();
+    const int dims = (int)pass.sliced_info(analysis).extents.size();
     const Halide::Type type = c.source->func.type();
     FusedKernelPipeline out;
     std::vector<Halide::Var> vars;
@@ -46,11 +46,11 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &a
         value = k == 0 ? Expr(src(vars)) : combine(c.op, value, src(vars));
     }
     std::map<const DFuncContents *, Func> funcs;
-    if (group.reduces()) {
+    if (pass.reduces()) {
         reduced(vars) = value;
         funcs[&scatter] = reduced;
     }
-    for (const DFuncContents *e : group.extra_inputs) {
+    for (const DFuncContents *e : pass.extra_inputs) {
         const FuncInfo &info = analysis.of(e);
         ImageParam p(e->func.type(), (int)info.extents.size(), e->name + "_in");
         out.arguments.emplace_back(p);
@@ -59,7 +59,7 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &a
     Halide::Param<int32_t> rank("rank"), size("size");
     out.arguments.emplace_back(rank);
     out.arguments.emplace_back(size);
-    for (const DFuncContents *m : group.members) {
+    for (const DFuncContents *m : pass.members) {
         CalleeMap callee = [&](const DFuncContents &f) -> Func {
             const DFuncContents *t = scheduled_target(m, f, analysis);
             coconet_internal_assert(funcs.count(t))
@@ -83,7 +83,7 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &a
         }
     };
     std::vector<Func> outputs;
-    for (const FusedOutput &o : group.outputs) {
+    for (const FusedOutput &o : pass.outputs) {
         Func f = funcs.at(o.member);
         if (f.function().definition().schedule().touched()) {
             f.compute_root();
@@ -93,7 +93,7 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &a
         }
         outputs.push_back(f);
     }
-    if (group.reduces() && group.outputs.size() > 1) {
+    if (pass.reduces() && pass.outputs.size() > 1) {
         schedule(reduced);
     }
     out.pipeline = Halide::Pipeline(outputs);

@@ -12,14 +12,14 @@ namespace coconet {
 
 struct FusedKernelPipeline {
     Halide::Pipeline pipeline;
-    // Arguments in call order: the sources, the extra inputs (group.extra_inputs
-    // order), the rank and the world size; the outputs (group.outputs order)
+    // Arguments in call order: the sources, the extra inputs (pass.extra_inputs
+    // order), the rank and the world size; the outputs (pass.outputs order)
     // follow them.
     std::vector<Halide::Argument> arguments;
     bool on_gpu = false; // every output is computed by GPU kernels
 };
 
-FusedKernelPipeline build_fused_kernel(const FusedPass &group, const Analysis &analysis, int nsrc,
+FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &analysis, int nsrc,
                                        const Halide::Target &target);
 
 } // namespace coconet
