@@ -141,6 +141,31 @@ TEST_CASE("wrong types, dimensions and missing buffers are refused", "[aot][erro
     });
 }
 
+TEST_CASE("an output that shares memory with another argument is refused", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 1, 1);
+    on_thread_ranks(1, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, 1);
+        // An in-place update: w_new written over w, which later steps read.
+        c.args[4] = c.args[1];
+        CHECK(c.call(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("output 'w_new' shares memory with input 'w'"));
+        // Two outputs in one allocation, overlapping by one element.
+        Halide::Buffer<float> both(1001);
+        Halide::Buffer<float> m_new = both.cropped(0, 0, 1000), v_new = both.cropped(0, 1, 1000);
+        m_new.set_min(0);
+        v_new.set_min(0);
+        c.args[4] = c.out.at("w_new").raw_buffer();
+        c.args[5] = m_new.raw_buffer();
+        c.args[6] = v_new.raw_buffer();
+        CHECK(c.call(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("output 'v_new' shares memory with output 'm_new'"));
+        return 0;
+    });
+}
+
 TEST_CASE("a library built for 3 ranks runs on 3 and refuses other counts", "[aot][error]") {
     const Program program = apps::aot_program_source(aot_adam_r3_program());
     const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 3, 1);

@@ -174,10 +174,38 @@ private:
         return &view.buf;
     }
 
+    std::string argument_name(int i) const {
+        return std::string(i < p_.ninputs ? "input '" : "output '") + info(p_.args[i]).name + "'";
+    }
+
+    // An output may not share memory with another argument: the steps write
+    // outputs while later steps (and peers) still read the inputs, so an
+    // in-place call would compute from half-updated values.
+    void check_no_aliasing(halide_buffer_t *const *args) const {
+        // The host bytes a buffer spans; none for an empty box (whose
+        // begin() and end() are not meaningful) or a device-only buffer.
+        auto bytes = [](const halide_buffer_t *b) {
+            return b->host && b->number_of_elements() > 0 ? std::make_pair(b->begin(), b->end())
+                                                          : std::make_pair(b->host, b->host);
+        };
+        for (int o = p_.ninputs; o < p_.ninputs + p_.noutputs; o++) {
+            const auto [ob, oe] = bytes(args[o]);
+            for (int i = 0; i < o && ob != oe; i++) {
+                const auto [ib, ie] = bytes(args[i]);
+                if (ib != ie && ob < ie && ib < oe) {
+                    fail(COCONET_ERR_INVALID, argument_name(o) + " shares memory with " +
+                                                  argument_name(i) +
+                                                  "; pass outputs that alias no other argument");
+                }
+            }
+        }
+    }
+
     void bind_arguments(halide_buffer_t *const *args) {
         for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
             args_.push_back(checked_argument(i, args[i]));
         }
+        check_no_aliasing(args);
         for (int i = 0; i < p_.ninputs; i++) {
             values_[p_.args[i]] = args_[i];
         }
