@@ -95,6 +95,23 @@ inline SplitSum split_sum() {
     return SplitSum{g, m, t};
 }
 
+// split_sum's Funcs read by u = m + t, the output (Sliced(0)) of program
+// "split": u reads its slice of t, so t's gather is dead.
+struct SplitSumProgram : SplitSum {
+    coconet::DFunc u;
+    coconet::Program program;
+};
+
+inline SplitSumProgram split_sum_program() {
+    SplitSum s = split_sum();
+    Halide::Var i("i");
+    coconet::DFunc u("u");
+    u(i) = s.m(i) + s.t(i);
+    coconet::Program p("split");
+    p.output(u, coconet::Sliced(0));
+    return SplitSumProgram{s, u, p};
+}
+
 } // namespace coconet_test
 
 #endif

@@ -20,12 +20,9 @@ Liveness liveness_of(const Program &p) {
 } // namespace
 
 TEST_CASE("find_liveness: a split all_reduce whose gather nobody reads", "[passes][schedules]") {
-    auto [g, m, t] = coconet_test::split_sum();
-    Var i("i");
-    DFunc u("u");
-    u(i) = m(i) + t(i);
-    Program p("split");
-    p.output(u, Sliced(0));
+    const coconet_test::SplitSumProgram s = coconet_test::split_sum_program();
+    const DFunc &g = s.g, &m = s.m, &t = s.t, &u = s.u;
+    const Program &p = s.program;
     const Liveness l = liveness_of(p);
     const DFuncContents *rs = contents(t)->sliced_part.get(), *ag = contents(t)->gathered.get();
 

@@ -32,12 +32,9 @@ std::set<const DFuncContents *> as_set(const Funcs &v) {
 } // namespace
 
 TEST_CASE("lower_spmd: one Halide segment, a dead gather", "[passes][schedules]") {
-    auto [g, m, t] = coconet_test::split_sum();
-    Var i("i");
-    DFunc u("u");
-    u(i) = m(i) + t(i);
-    Program p("split");
-    p.output(u, Sliced(0));
+    const coconet_test::SplitSumProgram s = coconet_test::split_sum_program();
+    const DFunc &g = s.g, &m = s.m, &t = s.t, &u = s.u;
+    const Program &p = s.program;
     const SpmdPipeline spmd = lower(p).spmd;
     REQUIRE(spmd.segments.size() == 1);
     const SpmdSegment &seg = spmd.segments[0];
