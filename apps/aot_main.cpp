@@ -2,7 +2,7 @@
 // checks every rank's outputs against the single-process reference of the
 // Program each was built from.
 //
-//   build/apps/coconet_aot_app [--ranks 1,3,4] [--path direct|ring] [library...]
+//   build/apps/coconet_aot_app [--ranks 1,3,4] [--repeat N] [--path direct|ring] [library...]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi
 //
 // --gpu (the CUDA-target libraries) first looks for a GPU and, without one,
@@ -16,8 +16,10 @@
 // skipped there (the NCCL backend has no groups yet).
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
-// count in --ranks. --path sets COCONET_FUSED_PATH; on the ring, fused passes
+// count in --ranks, --repeat times (against one reference: a stress run).
+// --path sets COCONET_FUSED_PATH; on the ring, fused passes
 // add up in a rotation of rank order, so they are checked to 1e-5.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -67,7 +69,7 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
 bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring, bool nccl,
-           bool gpu) {
+           bool gpu, int repeat) {
     const Program program = apps::aot_program_source(p);
     const std::vector<RankBuffers> inputs =
         apps::inputs_for_generator(p->generator)(program, size, 1);
@@ -75,19 +77,24 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
     const int rank = comm ? coconet_comm_rank(comm) : 0;
     const auto start = std::chrono::steady_clock::now();
     std::vector<RankBuffers> got, want;
-    if (comm) {
-        got = {apps::run_aot_rank(p, comm, inputs[rank])};
-        want = {expected[rank]};
-    } else if (nccl) {
-        got = run_nccl(p, size, inputs);
-        want = expected;
-    } else {
-        got = apps::run_aot_threads(p, size, inputs);
-        want = expected;
+    double err = 0;
+    for (int k = 0; k < repeat; k++) {
+        if (comm) {
+            got = {apps::run_aot_rank(p, comm, inputs[rank])};
+            want = {expected[rank]};
+        } else if (nccl) {
+            got = run_nccl(p, size, inputs);
+            want = expected;
+        } else {
+            got = apps::run_aot_threads(p, size, inputs);
+            want = expected;
+        }
+        err = std::max(err, max_abs_diff(got, want));
     }
     const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const double err = max_abs_diff(got, want);
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() /
+        repeat;
     const double tolerance = gpu || (ring && has_fused_pass(p)) ? 1e-5 : 0.0;
     const std::vector<std::string> differ =
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
@@ -106,6 +113,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
 
 int main(int argc, char **argv) {
     std::vector<int> rank_counts = {1, 3, 4};
+    int repeat = 1;
     std::vector<std::string> names;
     bool mpi = false, ring = false, nccl = false, gpu = false;
     for (int i = 1; i < argc; i++) {
@@ -115,6 +123,8 @@ int main(int argc, char **argv) {
             for (std::string n; std::getline(list, n, ',');) {
                 rank_counts.push_back(std::atoi(n.c_str()));
             }
+        } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            repeat = std::max(1, std::atoi(argv[++i]));
         } else if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             setenv("COCONET_FUSED_PATH", argv[++i], 1);
             ring = std::strcmp(argv[i], "ring") == 0;
@@ -175,7 +185,7 @@ int main(int argc, char **argv) {
             }
             runs++;
             try {
-                failures += check(p, size, comm, ring, nccl, gpu) ? 0 : 1;
+                failures += check(p, size, comm, ring, nccl, gpu, repeat) ? 0 : 1;
             } catch (const std::exception &e) {
                 std::printf("[FAIL] %s on %d ranks: %s\n", p->name, size, e.what());
                 failures++;

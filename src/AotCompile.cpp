@@ -163,7 +163,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                        std::vector<Halide::Argument>(h.params.begin(), h.params.end()),
                        step.pipeline);
         }
-        if (!step.fused) {
+        if (step.kind != COCONET_STEP_FUSED) {
             continue;
         }
         const FusedPass &g = spmd.passes[seg.fused_pass];

@@ -27,9 +27,9 @@ std::string list(const std::vector<T> &v) {
     return s.str();
 }
 
-template<typename T>
-std::string list4(const T *v) {
-    return "{" + list(std::vector<T>(v, v + 4)) + "}";
+template<typename T, size_t N>
+std::string braced(const T (&v)[N]) {
+    return "{" + list(std::vector<T>(v, v + N)) + "}";
 }
 
 // An int32_t array, or NULL when empty (a zero-length array is not C++).
@@ -67,8 +67,25 @@ std::string function(const std::string &name) {
 std::string value_text(const ProgramValue &pv) {
     const coconet_value_info v = value_info(pv);
     return Fields()("name", c_string(v.name))("type_code", v.type_code)("type_bits", v.type_bits)(
-               "dims", v.dims)("extents", list4(v.extents))("layout", v.layout)("dim", v.dim)(
+               "dims", v.dims)("extents", braced(v.extents))("layout", v.layout)("dim", v.dim)(
                "nsplit", v.nsplit)("group", v.group)
+        .str();
+}
+
+const char *kind_name(coconet_step_kind k) {
+    switch (k) {
+    case COCONET_STEP_FUSED: return "COCONET_STEP_FUSED";
+    case COCONET_STEP_COLLECTIVE: return "COCONET_STEP_COLLECTIVE";
+    default: return "COCONET_STEP_HALIDE";
+    }
+}
+
+std::string desc_text(const coconet_collective_desc &d) {
+    return Fields()("version", d.version)("size", "sizeof(coconet_collective_desc)")(
+               "kind", d.kind)("op", d.op)("root", d.root)("dim", d.dim)(
+               "concat_dim", d.concat_dim)("chunk_dim", d.chunk_dim)("local_value", d.local_value)(
+               "nsplit", d.nsplit)("group", d.group)("dst_group", d.dst_group)("dims", d.dims)(
+               "extents", braced(d.extents))
         .str();
 }
 
@@ -76,7 +93,7 @@ std::string pass_text(const ProgramStep &s, const std::string &gathered) {
     const coconet_fused_call c = pass_call(s);
     return Fields()("version", c.version)("size", "sizeof(coconet_fused_call)")(
                "name", c_string(s.name))("op", c.op)("dim", c.dim)("nsplit", c.nsplit)(
-               "group", c.group)("dims", c.dims)("n", list4(c.n))("nout", c.nout)(
+               "group", c.group)("dims", c.dims)("n", braced(c.n))("nout", c.nout)(
                "gathered", gathered)("chunk_elements", c.chunk_elements)("path", c.path)
         .str();
 }
@@ -174,16 +191,19 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             tables << "};\n";
         }
         Fields st;
-        st("kind", s.fused ? "COCONET_STEP_FUSED" : "COCONET_STEP_HALIDE")(
-            "pipeline", function(s.pipeline))("nparams", s.params.size())(
+        st("kind", kind_name(s.kind))("pipeline", function(s.pipeline))("nparams", s.params.size())(
             "params", array(tables, p + "params", s.params))("nouts", s.outs.size())(
             "outs", array(tables, p + "outs", s.outs));
-        if (s.fused) {
+        if (s.kind == COCONET_STEP_FUSED) {
             st("pass", pass_text(s, array(tables, p + "gathered", s.gathered)))("src", s.src)(
                 "pass_outs", array(tables, p + "pass_outs", s.pass_outs))(
                 "slices", array(tables, p + "slices", s.slices))("nextras", s.extras.size())(
                 "extras", array(tables, p + "extras", s.extras))("chunks", s.chunks)(
                 "nkernels", s.kernels.size())("kernels", kernels);
+        }
+        if (s.kind == COCONET_STEP_COLLECTIVE) {
+            st("src", s.src)("chunks", s.chunks)("collective_name", c_string(s.name))(
+                "collective", desc_text(s.collective))("dst", s.dst);
         }
         steps.push_back("    " + st.str() + ",\n");
     }
@@ -193,14 +213,13 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
     }
     tables << "};\n\n";
     const std::string program =
-        Fields()("version", COCONET_AOT_VERSION)("size", "sizeof(coconet_aot_program)")(
-            "name", c_string(fn))("generator", c_string(plan.options.generator))(
-            "params", c_string(plan.options.params))("ranks", plan.options.ranks)(
-            "nvalues", plan.values.size())("values", "values")("ninputs", plan.ninputs)(
-            "noutputs", plan.output_values.size())("args", args)("output_values", output_values)(
-            "nsteps", plan.steps.size())("steps", "steps")("overlapped", plan.overlapped ? 1 : 0)(
-            "copy_to_host", "halide_copy_to_host")("device_free", "halide_device_free")(
-            "set_num_threads", "halide_set_num_threads")
+        Fields()("version",
+                 COCONET_AOT_VERSION)("size", "sizeof(coconet_aot_program)")("name", c_string(fn))(
+            "generator", c_string(plan.options.generator))("params", c_string(plan.options.params))(
+            "ranks", plan.options.ranks)("nvalues", plan.values.size())("values", "values")(
+            "ninputs", plan.ninputs)("noutputs", plan.output_values.size())("args", args)(
+            "output_values", output_values)("nsteps", plan.steps.size())("steps", "steps")(
+            "copy_to_host", "halide_copy_to_host")("device_free", "halide_device_free")
             .str();
 
     out << "// Generated by the CoCoNet generator driver: the table coconet_aot_run\n"

@@ -25,8 +25,7 @@ Halide::Buffer<uint8_t> desc_buffer(const coconet_collective_desc &d, const std:
 
 } // namespace
 
-Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc,
-                      int chunk_dim) {
+coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &a, int chunk_dim) {
     const CollectiveDesc &c = *f.collective;
     const FuncInfo &src = a.of(c.source.get());
     coconet_collective_desc d;
@@ -54,10 +53,15 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
         << f.name << " has " << src.extents.size() << " dimensions";
     d.dims = (int32_t)src.extents.size();
     std::copy(src.extents.begin(), src.extents.end(), d.extents);
+    return d;
+}
+
+Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc) {
+    const FuncInfo &src = a.of(f.collective->source.get());
     std::vector<Halide::ExternFuncArgument> args;
     args.emplace_back(uc);
     args.emplace_back(StringImm::make(f.name));
-    args.emplace_back(desc_buffer(d, f.name));
+    args.emplace_back(desc_buffer(collective_desc(f, a, -1), f.name));
     args.emplace_back(source);
     Func stage(f.name);
     stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),

@@ -5,14 +5,18 @@
 #define COCONET_COLLECTIVE_STAGE_H
 
 #include "Analysis.h"
+#include "coconet_runtime.h"
 
 namespace coconet {
 
+// The runtime's descriptor of collective `f`; chunk_dim >= 0: of one chunk
+// of it along that dimension (an overlapped collective).
+coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &a, int chunk_dim);
+
 // The extern stage computing collective `f` from the Func `source` (its
-// input in the segment); `uc` is the user_context. chunk_dim >= 0: the stage
-// is one chunk of an overlapped collective.
+// input in the segment); `uc` is the user_context.
 Halide::Func collective_stage(const DFuncContents &f, const Analysis &a, const Halide::Func &source,
-                              Halide::Expr uc, int chunk_dim = -1);
+                              Halide::Expr uc);
 
 } // namespace coconet
 

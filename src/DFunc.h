@@ -140,10 +140,9 @@ public:
     // reduce_scatter) and `producer`, the computation it reads, run in
     // `chunks` chunks of the outermost dimension: the producer computes a
     // chunk, the collective sends it, the producer goes on with the next one
-    // (Halide's async, so the next chunk is computed while the last one
-    // moves). A reduce_scatter that owns a fused pass is overlapped as that
-    // pass: the driver computes the producer's next chunk on a second thread
-    // while the pass runs on the last one.
+    // (the executor computes the next chunk on a second thread while the
+    // last one moves). A reduce_scatter that owns a fused pass is overlapped
+    // as that pass, the same way.
     DFunc &overlap(const DFunc &producer, int chunks);
 
     const std::string &name() const;

@@ -37,12 +37,6 @@ int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, hali
     return coconet_collective(comm_of(uc), name, desc, in, out);
 }
 
-int set_jit_threads(int n) {
-    const int old = Halide::Internal::JITSharedRuntime::get_num_threads();
-    Halide::Internal::JITSharedRuntime::set_num_threads(n);
-    return old;
-}
-
 } // namespace
 
 // A JIT-compiled function as the executor calls it (coconet_function): the
@@ -94,7 +88,7 @@ struct JitProgram::Table {
         for (size_t s = 0; s < plan.steps.size(); s++) {
             const ProgramStep &p = plan.steps[s];
             coconet_aot_step st{};
-            st.kind = p.fused ? COCONET_STEP_FUSED : COCONET_STEP_HALIDE;
+            st.kind = p.kind;
             if (jit.pipelines_[s]) {
                 st.pipeline = jit.pipelines_[s]->c_function();
             }
@@ -102,7 +96,14 @@ struct JitProgram::Table {
             st.params = p.params.data();
             st.nouts = (int32_t)p.outs.size();
             st.outs = p.outs.data();
-            if (p.fused) {
+            if (p.kind == COCONET_STEP_COLLECTIVE) {
+                st.collective_name = p.name.c_str();
+                st.collective = p.collective;
+                st.src = p.src;
+                st.dst = p.dst;
+                st.chunks = p.chunks;
+            }
+            if (p.kind == COCONET_STEP_FUSED) {
                 st.pass = pass_call(p);
                 st.pass.name = p.name.c_str();
                 st.pass.gathered = p.gathered.data();
@@ -132,8 +133,6 @@ struct JitProgram::Table {
         program.output_values = plan.output_values.data();
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
-        program.overlapped = plan.overlapped ? 1 : 0;
-        program.set_num_threads = set_jit_threads;
     }
 };
 

@@ -18,7 +18,14 @@ std::vector<const DFuncContents *> FusedPassReads::all() const {
 
 int Liveness::chunked_pass(const DFuncContents *f) const {
     auto it = chunked_source_of.find(f);
-    return it == chunked_source_of.end() ? -1 : it->second;
+    return it == chunked_source_of.end() || role.at(it->second) != FuncRole::Fused
+               ? -1
+               : pass_of.at(it->second);
+}
+
+bool Liveness::chunked_collective(const DFuncContents *f) const {
+    return role.at(f) == FuncRole::Halide && f->kind == FuncKind::Collective && reads.count(f) &&
+           chunked_source_of.count(reads.at(f)[0]) && chunked_source_of.at(reads.at(f)[0]) == f;
 }
 
 namespace {
@@ -117,7 +124,14 @@ Liveness find_liveness(const Program &program, const Analysis &analysis,
     for (size_t g = 0; g < passes.size(); g++) {
         l.pass_reads.push_back(pass_reads(passes[g], l, analysis));
         if (passes[g].reduces() && overlap_chunks(*passes[g].scatter, analysis) > 0) {
-            l.chunked_source_of.emplace(l.pass_reads[g].source, (int)g);
+            l.chunked_source_of.emplace(l.pass_reads[g].source, passes[g].scatter.get());
+        }
+    }
+    for (const DFunc &df : analysis.order) {
+        const DFuncContents *f = df.get_contents().get();
+        if (l.role.at(f) == FuncRole::Halide && f->kind == FuncKind::Collective &&
+            overlap_chunks(*f, analysis) > 0) {
+            l.chunked_source_of.emplace(l.reads.at(f)[0], f);
         }
     }
     for (const ProgramOutput &o : program.outputs()) {

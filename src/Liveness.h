@@ -37,9 +37,11 @@ struct Liveness {
     // read (a collective: its source).
     std::map<const DFuncContents *, std::vector<const DFuncContents *>> reads;
     std::vector<FusedPassReads> pass_reads; // by pass index
-    // The source of an overlapped fused pass, computed chunk by chunk with it:
-    // the pass's index.
-    std::map<const DFuncContents *, int> chunked_source_of;
+    // The source of an overlapped collective, computed chunk by chunk with it
+    // in a pipeline of its own: that collective (an unfused collective, which
+    // the executor runs chunk by chunk after its segment, or the
+    // reduce_scatter of a fused pass).
+    std::map<const DFuncContents *, const DFuncContents *> chunked_source_of;
     // The value that holds program output i.
     std::vector<const DFuncContents *> output_values;
     std::set<const DFuncContents *> live;             // what the outputs need
@@ -47,6 +49,8 @@ struct Liveness {
 
     // The pass f is the chunked source of, or -1.
     int chunked_pass(const DFuncContents *f) const;
+    // Whether f is an unfused collective the executor runs chunk by chunk.
+    bool chunked_collective(const DFuncContents *f) const;
 };
 
 // Refuses a fused Func that reads the gathered result of its own pass.

@@ -82,43 +82,6 @@ std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int ch
     return where;
 }
 
-// An overlapped collective in segment s: a Func that copies it chunk by
-// chunk of the outermost dimension, with the collective and its producer
-// computed per chunk, the producer asynchronously.
-Func overlapped_stage(const DFuncContents &f, int s,
-                      const std::map<const DFuncContents *, Func> &funcs, Expr uc, const Facts &x) {
-    const FuncInfo &info = x.analysis.of(&f);
-    const int dims = (int)info.extents.size(), c = dims - 1;
-    const int chunks = overlap_chunks(f, x.analysis);
-    const DFuncContents *p = x.liveness.reads.at(&f)[0];
-    const std::string where = check_overlap(f, p, chunks, x);
-    // Ranks outside a group would still size the chunked producer's
-    // inputs (Halide's bounds of an empty chunk loop), so groups wait.
-    coconet_user_assert(info.layout.group.is_world())
-        << where << f.name << " lives on " << info.layout.group.to_string()
-        << "; only collectives of the whole world are overlapped so far.";
-    coconet_user_assert(x.placement.segment.at(p) == s && !x.placement.exported.count(p))
-        << where << p->name << " is not computed in the same Halide pipeline as " << f.name
-        << ", or is needed after it.";
-    Func producer = funcs.at(p);
-    Func stage = collective_stage(f, x.analysis, producer, uc, c);
-    Func chunked(f.name + "_chunks");
-    std::vector<Halide::Var> vars;
-    for (int d = 0; d < dims; d++) {
-        vars.emplace_back("x" + std::to_string(d));
-    }
-    chunked(vars) = stage(vars);
-    const int n = info.extents[c];
-    const int size = std::max(1, (n + chunks - 1) / chunks);
-    Halide::Var outer("chunk"), inner("within");
-    // Every rank runs every chunk, so that all call the collective alike.
-    chunked.compute_root().bound(vars[c], 0, info.extents[c]);
-    chunked.split(vars[c], outer, inner, size, Halide::TailStrategy::GuardWithIf);
-    stage.compute_at(chunked, outer);
-    producer.compute_at(chunked, outer).async();
-    return chunked;
-}
-
 HalideSegment halide_segment(const std::vector<Func> &outputs,
                              std::vector<const DFuncContents *> values, const ParamMap &params) {
     HalideSegment h;
@@ -129,6 +92,24 @@ HalideSegment halide_segment(const std::vector<Func> &outputs,
         h.param_values.push_back(value);
     }
     return h;
+}
+
+// The plan of an unfused overlapped collective (run by the executor, chunk by
+// chunk, after its segment): its source's own pipeline.
+SpmdSegment chunked_collective(const DFuncContents &f, const Func &source, const ParamMap &params,
+                               const Facts &x) {
+    const FuncInfo &info = x.analysis.of(&f);
+    const DFuncContents *p = x.liveness.reads.at(&f)[0];
+    const int chunks = overlap_chunks(f, x.analysis);
+    const std::string where = check_overlap(f, p, chunks, x);
+    coconet_user_assert(info.layout.group.is_world())
+        << where << f.name << " lives on " << info.layout.group.to_string()
+        << "; only collectives of the whole world are overlapped so far.";
+    SpmdSegment seg;
+    seg.collective = &f;
+    seg.chunks = chunks;
+    seg.halide = halide_segment({source}, {p}, params);
+    return seg;
 }
 
 // The gathered Funcs that f reads at its own slice only (it reads their
@@ -160,7 +141,9 @@ StepRole stands_for_role(const DFuncContents &f) {
 // What became of every Func: halide_index and pass_index give the segment
 // (in SpmdPipeline::segments) of each emitted Halide segment and pass.
 std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
-                                 const std::map<int, int> &pass_index, const Facts &x) {
+                                 const std::map<int, int> &pass_index,
+                                 const std::map<const DFuncContents *, int> &collective_index,
+                                 const Facts &x) {
     std::vector<PlanStep> steps;
     for (const DFunc &df : x.analysis.order) {
         const DFuncContents *f = df.get_contents().get();
@@ -171,21 +154,27 @@ std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
         case FuncRole::StandsFor: step.role = stands_for_role(*f); break;
         case FuncRole::Halide: {
             const int g = x.liveness.chunked_pass(f);
+            auto source_of = x.liveness.chunked_source_of.find(f);
             auto it = halide_index.find(x.placement.segment.at(f));
             if (g >= 0 && pass_index.count(g)) {
                 step.role = StepRole::ChunkedSource;
                 step.fused_pass = g;
                 step.segment = pass_index.at(g);
+            } else if (source_of != x.liveness.chunked_source_of.end() &&
+                       collective_index.count(source_of->second)) {
+                step.role = StepRole::ChunkedSource;
+                step.segment = collective_index.at(source_of->second);
+            } else if (collective_index.count(f)) {
+                step.role = StepRole::Computed;
+                step.segment = collective_index.at(f);
+                step.chunks = overlap_chunks(*f, x.analysis);
+                step.overlapped_with = x.liveness.reads.at(f)[0];
             } else if (it == halide_index.end() || !x.liveness.live.count(f)) {
                 step.role = StepRole::Dead;
             } else {
                 step.role = StepRole::Computed;
                 step.segment = it->second;
                 step.slice_reads = slice_reads(*f, x.analysis);
-                if (f->kind == FuncKind::Collective) {
-                    step.chunks = overlap_chunks(*f, x.analysis);
-                    step.overlapped_with = step.chunks > 0 ? x.liveness.reads.at(f)[0] : nullptr;
-                }
             }
             break;
         }
@@ -231,14 +220,15 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
     out.size = Call::make(Halide::Int(32), "coconet_size", {uc}, Call::PureExtern);
 
     std::map<const DFuncContents *, Func> funcs;
-    // The parameters of each overlapped pass's source pipeline, by pass.
-    std::map<int, ParamMap> source_params;
-    std::map<int, const DFuncContents *> sources; // of overlapped passes, by pass
-    std::map<int, int> halide_index, pass_index;  // their index in out.segments
+    // The parameters of each chunked source's own pipeline, by source.
+    std::map<const DFuncContents *, ParamMap> source_params;
+    std::map<int, int> halide_index, pass_index; // their index in out.segments
+    std::map<const DFuncContents *, int> collective_index;
     for (int s = 0; s <= placement.last; s++) {
         ParamMap params;
         std::vector<Func> outputs;
         std::vector<const DFuncContents *> values;
+        std::vector<const DFuncContents *> chunked; // overlapped collectives, run after
         // What later segments, passes and outputs read leaves the segment.
         auto leave_if_exported = [&](const DFuncContents *f) {
             if (placement.exported.count(f)) {
@@ -250,55 +240,58 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
             if (!x.halide(f) || placement.segment.at(f) != s) {
                 continue;
             }
-            const int g = liveness.chunked_pass(f);
-            if (f->kind == FuncKind::Collective && overlap_chunks(*f, analysis) > 0) {
-                funcs[f] = overlapped_stage(*f, s, funcs, uc, x);
-                out.overlapped = true;
-                leave_if_exported(f);
+            if (liveness.chunked_collective(f)) {
+                chunked.push_back(f);
                 continue;
             }
+            const bool source = liveness.chunked_source_of.count(f) > 0;
             if (f->kind == FuncKind::Collective) {
-                const DFuncContents *source = liveness.reads.at(f)[0];
-                funcs[f] = collective_stage(*f, analysis, read_in(source, s, params, funcs, x), uc);
+                const DFuncContents *in = liveness.reads.at(f)[0];
+                funcs[f] = collective_stage(*f, analysis, read_in(in, s, params, funcs, x), uc);
             } else {
-                // The source of an overlapped pass reads through parameters
-                // of its own pipeline.
-                ParamMap &reads = g >= 0 ? source_params[g] : params;
+                // A chunked source reads through parameters of its own pipeline.
+                ParamMap &reads = source ? source_params[f] : params;
                 CalleeMap callee = [&](const DFuncContents &c) {
-                    return read_in(scheduled_target(f, c, analysis), g >= 0 ? -1 : s, reads, funcs,
+                    return read_in(scheduled_target(f, c, analysis), source ? -1 : s, reads, funcs,
                                    x);
                 };
                 funcs[f] = rebuild_compute(*f, analysis.of(f), callee, out.rank, out.size);
             }
             // Unscheduled: every distributed Func is materialized on its own.
             funcs[f].compute_root();
-            if (g >= 0) {
-                sources[g] = f; // a pipeline of its own
-            } else {
+            if (!source) {
                 leave_if_exported(f);
             }
         }
         if (!outputs.empty()) {
-            out.segments.push_back(SpmdSegment{-1, halide_segment(outputs, values, params)});
+            SpmdSegment seg;
+            seg.halide = halide_segment(outputs, values, params);
+            out.segments.push_back(std::move(seg));
             halide_index[s] = (int)out.segments.size() - 1;
+        }
+        for (const DFuncContents *f : chunked) {
+            const DFuncContents *p = liveness.reads.at(f)[0];
+            out.segments.push_back(chunked_collective(*f, funcs.at(p), source_params[p], x));
+            collective_index[f] = (int)out.segments.size() - 1;
         }
         for (size_t g = 0; g < passes.size(); g++) {
             if (placement.slot[g] != s || out.passes[g].outputs.empty()) {
                 continue;
             }
-            SpmdSegment pass{(int)g, {}, 0};
-            if (sources.count(g)) {
-                const DFuncContents *p = sources.at(g);
+            SpmdSegment pass;
+            pass.fused_pass = (int)g;
+            const DFuncContents *p = liveness.pass_reads[g].source;
+            if (p && liveness.chunked_pass(p) == (int)g) {
                 const int chunks = overlap_chunks(*passes[g].scatter, analysis);
                 check_overlap(*passes[g].scatter, p, chunks, x);
                 pass.chunks = chunks;
-                pass.halide = halide_segment({funcs.at(p)}, {p}, source_params[g]);
+                pass.halide = halide_segment({funcs.at(p)}, {p}, source_params[p]);
             }
             out.segments.push_back(std::move(pass));
             pass_index[g] = (int)out.segments.size() - 1;
         }
     }
-    out.steps = plan_steps(halide_index, pass_index, x);
+    out.steps = plan_steps(halide_index, pass_index, collective_index, x);
     return out;
 }
 

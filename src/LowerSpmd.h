@@ -5,9 +5,11 @@
 // through Halide's user_context, and Halide's bounds inference gives each rank
 // the box of every Func it needs. A fused segment is the pass of a
 // reduce_scatter with the Funcs fused into it (fuse_with), run by the runtime
-// (coconet_fused_reduce_scatter) with a Halide kernel per chunk. Without
-// fuse_with the whole program is one Halide segment. Liveness and placement
-// (the passes before) say what is computed where; this pass builds it.
+// (coconet_fused_reduce_scatter) with a Halide kernel per chunk. An overlapped
+// unfused collective is a segment of its own too: the executor calls it chunk
+// by chunk while the pipeline of its source computes the next chunk. Without
+// fuse_with or overlap the whole program is one Halide segment. Liveness and
+// placement (the passes before) say what is computed where; this pass builds it.
 //
 // A split all_reduce becomes its reduce_scatter and all_gather; a consumer
 // sliced like the reduce_scatter reads it directly, and an all_gather that no
@@ -28,10 +30,15 @@ struct HalideSegment {
 };
 
 struct SpmdSegment {
-    int fused_pass = -1;  // >= 0: the pass of SpmdPipeline::passes[fused_pass]
-    HalideSegment halide; // otherwise; for an overlapped pass, the pipeline
-                          // computing its source, run chunk by chunk with it
-    int chunks = 0;       // overlapped pass: chunks of the outermost dimension
+    int fused_pass = -1; // >= 0: the pass of SpmdPipeline::passes[fused_pass]
+    // An unfused collective overlapped with its producer: the executor runs
+    // the collective chunk by chunk, on the rank's own thread, while the
+    // producer computes the next chunk (never inside a Halide task, whose
+    // thread pool cannot see a wait on another rank).
+    const DFuncContents *collective = nullptr;
+    HalideSegment halide; // otherwise; for an overlapped pass or collective,
+                          // the pipeline computing its source, run chunk by chunk
+    int chunks = 0;       // overlapped: chunks of the outermost dimension
 };
 
 // What the lowering did with a Func, for the plan (PrintPlan words it).
@@ -39,7 +46,8 @@ enum class StepRole {
     Input,
     Computed,         // by the Halide segment `segment`
     Dead,             // no consumer reads it: not emitted
-    ChunkedSource,    // computed chunk by chunk with the overlapped fused pass `fused_pass`
+    ChunkedSource,    // computed chunk by chunk with the overlapped collective or fused pass
+                      // (`fused_pass`) of segment `segment`
     Split,            // a split all_reduce: its sliced part and its gather
     ComputedOnSlices, // compute_sliced: its sliced part, then its gather
     SendsSlices,      // a send of a gathered value: the slices sent, gathered on arrival
@@ -71,8 +79,6 @@ struct SpmdPipeline {
     std::vector<PlanStep> steps;       // every Func, producers first
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;
-    // Whether a Halide segment has an overlapped collective (async producers).
-    bool overlapped = false;
     // The rank and world size in the segments: runtime calls on their
     // user_context (the communicator).
     Halide::Expr rank, size;

@@ -23,7 +23,9 @@ struct Placer {
     int available(const DFuncContents *t) {
         switch (liveness.role.at(t)) {
         case FuncRole::Input: return 0;
-        case FuncRole::Halide: return segment_of(t);
+        // An overlapped collective runs after its segment (the executor's
+        // chunk loop), so it is read from the next one on.
+        case FuncRole::Halide: return segment_of(t) + (liveness.chunked_collective(t) ? 1 : 0);
         case FuncRole::Fused: return slot_of(liveness.pass_of.at(t)) + 1;
         case FuncRole::StandsFor: break;
         }
@@ -119,10 +121,10 @@ Placement place(const Analysis &analysis, const std::vector<FusedPass> &passes,
     }
     for (const DFuncContents *f : liveness.live_in_order) {
         if (liveness.role.at(f) == FuncRole::Halide) {
-            // The source of an overlapped pass runs in a pipeline of its own,
-            // once per chunk: it reads everything as finished values, so that
-            // no collective runs again per chunk.
-            const int own = liveness.chunked_pass(f) >= 0 ? 1 : 0;
+            // The source of an overlapped collective runs in a pipeline of its
+            // own, once per chunk: it reads everything as finished values, so
+            // that no collective runs again per chunk.
+            const int own = liveness.chunked_source_of.count(f) ? 1 : 0;
             for (const DFuncContents *t : liveness.reads.at(f)) {
                 p.needed_later(t, p.segment_of(f) + own);
             }

@@ -1,5 +1,7 @@
 // Pass: where every value is computed and what crosses segments. A Halide Func
-// runs in the first Halide segment after everything it reads is available; a
+// runs in the first Halide segment after everything it reads is available (an
+// overlapped collective: chunk by chunk after that segment, with its source
+// in a pipeline of its own, and available from the next segment on); a
 // fused pass runs after the Halide segment that computes the last value it
 // reads (its slot), and what it computes is available from the next segment
 // on. A value read after the segment (or pass) that computes it is exported:

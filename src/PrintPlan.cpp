@@ -49,7 +49,10 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
     case StepRole::SendsSlices:
         return "sends slices as " + f.sliced_part->name + " + " + f.gathered->name;
     case StepRole::ChunkedSource:
-        return "computed chunk by chunk, overlapped with the fused pass of " + pass->scatter->name;
+        return pass ? "computed chunk by chunk, overlapped with the fused pass of " +
+                          pass->scatter->name
+                    : "computed chunk by chunk, overlapped with " +
+                          spmd.segments[step.segment].collective->name;
     case StepRole::Computed: {
         std::vector<std::string> parts;
         for (const DFuncContents *c : step.slice_reads) {
@@ -283,8 +286,9 @@ std::string dump_liveness(const Liveness &liveness, const Analysis &analysis) {
     for (size_t g = 0; g < liveness.pass_reads.size(); g++) {
         s << "  pass " << g << " reads [" << names(liveness.pass_reads[g].all()) << "]\n";
     }
-    for (const auto &[source, g] : liveness.chunked_source_of) {
-        s << "  " << source->name << " is computed chunk by chunk with pass " << g << "\n";
+    for (const auto &[source, collective] : liveness.chunked_source_of) {
+        s << "  " << source->name << " is computed chunk by chunk with " << collective->name
+          << "\n";
     }
     s << "  outputs: " << names(liveness.output_values) << "\n";
     return s.str();
@@ -322,6 +326,9 @@ std::string dump_spmd(const SpmdPipeline &spmd) {
             if (seg.chunks > 0) {
                 s << ", " << seg.chunks << " chunks of " << names(h.outputs);
             }
+        } else if (seg.collective) {
+            s << "  " << k << ": " << seg.collective->name << " in " << seg.chunks << " chunks of "
+              << names(h.outputs);
         } else {
             s << "  " << k << ": Halide pipeline of [" << names(h.outputs) << "]";
         }
@@ -344,8 +351,7 @@ std::string dump_spmd(const SpmdPipeline &spmd) {
         }
         s << "\n";
     }
-    s << "  outputs: " << names(spmd.output_values) << (spmd.overlapped ? ", overlapped" : "")
-      << "\n";
+    s << "  outputs: " << names(spmd.output_values) << "\n";
     return s.str();
 }
 

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "CollectiveStage.h"
 #include "ScheduledReads.h"
 
 namespace coconet {
@@ -48,7 +49,7 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
                    const std::string &name, ValueTable &values) {
     const FuncInfo &info = g.sliced_info(a);
     ProgramStep step;
-    step.fused = true;
+    step.kind = COCONET_STEP_FUSED;
     step.name = g.scatter->name;
     step.op = g.scatter->collective ? (int)g.scatter->collective->op : 0;
     step.dim = info.layout.dim;
@@ -74,13 +75,27 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
     return step;
 }
 
+// An overlapped collective: chunks along the outermost dimension (as
+// LowerSpmd checked, neither a sliced nor a concatenated one).
+ProgramStep collective_step(const DFuncContents &f, const SpmdSegment &seg, const Analysis &a,
+                            const std::string &name, ValueTable &values) {
+    ProgramStep step;
+    step.kind = COCONET_STEP_COLLECTIVE;
+    step.name = f.name;
+    step.chunks = seg.chunks;
+    add_pipeline(seg.halide, name + "_producer", values, step);
+    step.src = step.outs.at(0);
+    step.dst = values.id(&f);
+    step.collective = collective_desc(f, a, (int)a.of(&f).extents.size() - 1);
+    return step;
+}
+
 } // namespace
 
 ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &function_name) {
     const Analysis &a = lowered.analysis;
     const SpmdPipeline &spmd = lowered.spmd;
     ProgramPlan plan;
-    plan.overlapped = spmd.overlapped;
     ValueTable values(a, plan.values);
     for (const DFunc &in : a.inputs) {
         plan.args.push_back(values.id(in.get_contents().get()));
@@ -95,7 +110,9 @@ ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &funct
         const SpmdSegment &seg = spmd.segments[s];
         const std::string name = function_name + "_step" + std::to_string(s);
         ProgramStep step;
-        if (seg.fused_pass < 0) {
+        if (seg.collective) {
+            step = collective_step(*seg.collective, seg, a, name, values);
+        } else if (seg.fused_pass < 0) {
             add_pipeline(seg.halide, name, values, step);
         } else {
             step = pass_step(spmd.passes[seg.fused_pass], seg, a, name, values);

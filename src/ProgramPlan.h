@@ -1,10 +1,10 @@
 // The program as the executor runs it (coconet_aot.h), before its functions
 // are compiled: the values that cross steps (type, global shape, layout) and
-// the steps in order, each a Halide segment or a fused pass with the fields
-// of its coconet_fused_call. The AOT compiler compiles the steps' functions
-// into a library and writes the plan as the library's table (AotSource); the
-// JIT compiles them in memory and builds the same table around them. Both
-// then run through coconet_aot_run.
+// the steps in order, each a Halide segment, a fused pass with the fields of
+// its coconet_fused_call, or an overlapped collective with its descriptor. The AOT compiler
+// compiles the steps' functions into a library and writes the plan as the library's table
+// (AotSource); the JIT compiles them in memory and builds the same table around them. Both then run
+// through coconet_aot_run.
 #ifndef COCONET_PROGRAM_PLAN_H
 #define COCONET_PROGRAM_PLAN_H
 
@@ -31,7 +31,7 @@ struct ProgramKernel {
 
 // One step of coconet_aot_program (see coconet_aot.h for the fields).
 struct ProgramStep {
-    bool fused = false;
+    coconet_step_kind kind = COCONET_STEP_HALIDE;
     int segment = -1;     // the lowered program's segment
     std::string pipeline; // the Halide function's name, "" for a pass without a producer
     std::vector<int> params, outs;
@@ -45,6 +45,9 @@ struct ProgramStep {
     std::vector<int> pass_outs, gathered, slices, extras;
     int chunks = 0;
     std::vector<ProgramKernel> kernels; // added by whoever compiles them
+    // An overlapped collective (name above): its descriptor and the value it writes.
+    coconet_collective_desc collective{};
+    int dst = -1;
 };
 
 struct ProgramPlan {
@@ -53,7 +56,6 @@ struct ProgramPlan {
     std::vector<int> args;          // inputs, then outputs
     std::vector<int> output_values; // per output
     std::vector<ProgramStep> steps;
-    bool overlapped = false;
 };
 
 // The plan of a lowered program; `function_name` prefixes the names of the

@@ -97,9 +97,31 @@ TEST_CASE("find_liveness: the source of an overlapped fused pass is chunked",
     Program p("overlapped");
     p.output(y, Replicated());
     const Liveness l = liveness_of(p);
-    CHECK(l.chunked_source_of == std::map<const DFuncContents *, int>{{contents(partial), 0}});
+    const DFuncContents *rs = contents(s)->sliced_part.get();
+    CHECK(l.chunked_source_of ==
+          std::map<const DFuncContents *, const DFuncContents *>{{contents(partial), rs}});
     CHECK(l.chunked_pass(contents(partial)) == 0);
     CHECK(l.chunked_pass(contents(y)) == -1);
+    CHECK_FALSE(l.chunked_collective(rs)); // the pass's, not the executor's alone
+}
+
+TEST_CASE("find_liveness: the source of an overlapped unfused collective is chunked",
+          "[passes][schedules]") {
+    DFunc x = input("x", Halide::Float(32), {8, 4}, Local());
+    Var i("i"), j("j");
+    DFunc partial("partial"), y("y");
+    partial(i, j) = x(i, j) * 2.0f;
+    DFunc total = all_reduce(partial, ReduceOp::Sum, "total");
+    total.overlap(partial, 2);
+    y(i, j) = total(i, j) + 1.0f;
+    Program p("overlapped");
+    p.output(y, Replicated());
+    const Liveness l = liveness_of(p);
+    CHECK(l.chunked_source_of == std::map<const DFuncContents *, const DFuncContents *>{
+                                     {contents(partial), contents(total)}});
+    CHECK(l.chunked_pass(contents(partial)) == -1);
+    CHECK(l.chunked_collective(contents(total)));
+    CHECK_FALSE(l.chunked_collective(contents(y)));
 }
 
 TEST_CASE("find_liveness refuses a member reading its own pass's gather", "[passes][error]") {

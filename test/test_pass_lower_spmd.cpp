@@ -43,7 +43,7 @@ TEST_CASE("lower_spmd: one Halide segment, a dead gather", "[passes][schedules]"
     CHECK(as_set(seg.halide.param_values) ==
           std::set<const DFuncContents *>{contents(g), contents(m)});
     CHECK(seg.halide.params.size() == 2);
-    CHECK_FALSE(spmd.overlapped);
+    CHECK(seg.collective == nullptr);
     CHECK(spmd.output_values == Funcs{contents(u)});
     CHECK(spmd.steps.size() == 6);
     CHECK(step_of(spmd, g).role == StepRole::Input);
@@ -93,19 +93,34 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
     DFunc partial("partial");
     partial(i, j) = x(i, j) * 2.0f;
     {
-        // In a Halide pipeline, with async.
+        // Unfused: a segment of its own, run by the executor chunk by chunk
+        // after the segment computing what the source reads, its consumers
+        // in the next one.
         DFunc total = all_reduce(partial, ReduceOp::Sum, "total");
         total.overlap(partial, 2);
-        Program p("halide_overlap");
-        p.output(total, Replicated());
+        DFunc y("y");
+        y(i, j) = total(i, j) + 1.0f;
+        Program p("executor_overlap");
+        p.output(y, Replicated());
         const SpmdPipeline spmd = lower(p).spmd;
-        CHECK(spmd.overlapped);
-        REQUIRE(spmd.segments.size() == 1);
-        CHECK(spmd.segments[0].halide.outputs == Funcs{contents(total)});
+        REQUIRE(spmd.segments.size() == 2);
+        const SpmdSegment &seg = spmd.segments[0];
+        CHECK(seg.collective == contents(total));
+        CHECK(seg.fused_pass == -1);
+        CHECK(seg.chunks == 2);
+        CHECK(seg.halide.outputs == Funcs{contents(partial)});
+        CHECK(seg.halide.param_values == Funcs{contents(x)});
+        CHECK(spmd.segments[1].halide.outputs == Funcs{contents(y)});
+        CHECK(spmd.segments[1].halide.param_values == Funcs{contents(total)});
         const PlanStep &s = step_of(spmd, total);
         CHECK(s.role == StepRole::Computed);
+        CHECK(s.segment == 0);
         CHECK(s.chunks == 2);
         CHECK(s.overlapped_with == contents(partial));
+        const PlanStep &src = step_of(spmd, partial);
+        CHECK(src.role == StepRole::ChunkedSource);
+        CHECK(src.segment == 0);
+        CHECK(src.fused_pass == -1);
     }
     {
         // With a fused pass: the source in a pipeline of its own, run per chunk.
@@ -119,7 +134,6 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
         Program p("fused_overlap");
         p.output(y, Replicated());
         const SpmdPipeline spmd = lower(p).spmd;
-        CHECK_FALSE(spmd.overlapped);
         REQUIRE(spmd.segments.size() == 1);
         const SpmdSegment &seg = spmd.segments[0];
         CHECK(seg.fused_pass == 0);

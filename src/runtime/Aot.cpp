@@ -1,7 +1,7 @@
 // The executor of CoCoNet programs, AOT libraries and JIT programs alike:
 // checks a rank's arguments against the program's signature, allocates the
 // values that cross steps, and runs the steps (Halide pipelines, fused
-// passes, overlapped passes) in order.
+// passes, overlapped passes and collectives) in order.
 #include "coconet_aot.h"
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "Box.h"
+#include "ChunkLoop.h"
 #include "Comm.h"
-#include "OverlappedPass.h"
 
 namespace {
 
@@ -85,11 +85,12 @@ public:
         check_world();
         bind_arguments(args);
         check_kernels();
-        reserve_threads();
         for (int s = 0; s < p_.nsteps; s++) {
             const coconet_aot_step &step = p_.steps[s];
             if (step.kind == COCONET_STEP_FUSED) {
                 run_pass(s);
+            } else if (step.kind == COCONET_STEP_COLLECTIVE) {
+                run_collective(s);
             } else {
                 run_pipeline(s, step, nullptr);
             }
@@ -338,21 +339,6 @@ private:
         }
     }
 
-    // An overlapped collective blocks a Halide worker while it waits, and its
-    // producer needs others: keep async_workers() for the ranks of this process.
-    void reserve_threads() const {
-        if (!p_.overlapped || !p_.set_num_threads) {
-            return;
-        }
-        static std::mutex mutex;
-        std::lock_guard<std::mutex> lock(mutex);
-        const int want = coconet_rt::async_workers(coconet_comm_local_ranks(comm_));
-        const int old = p_.set_num_threads(want);
-        if (old > want) {
-            p_.set_num_threads(old);
-        }
-    }
-
     void call(const coconet_function &f, std::vector<void *> &argv, const std::string &what) const {
         const std::string earlier = coconet_comm_last_error(comm_);
         const int status = f.call(f.context, argv.data());
@@ -379,7 +365,7 @@ private:
             argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
         }
         call(step.pipeline, argv, "Halide pipeline " + std::to_string(s));
-        // A chunk of an overlapped pass's source is read by the pass on the host.
+        // A chunk of an overlapped source is moved on the host.
         if (only_output) {
             to_host(only_output);
             free_device(only_output);
@@ -506,6 +492,19 @@ private:
         }
     }
 
+    // Runs step s's pipeline into [min, min + extent) of `source` along
+    // `dim`; a rank whose box of the source is empty computes nothing.
+    void produce_chunk(int s, halide_buffer_t *source, int dim, int min, int extent) {
+        Box b = coconet_rt::box_of(source);
+        if (b.count() == 0) {
+            return;
+        }
+        b.min[dim] = min;
+        b.extent[dim] = extent;
+        coconet_rt::BufferView chunk(source, b);
+        run_pipeline(s, p_.steps[s], &chunk.buf);
+    }
+
     // The producer computes chunk j of the source (on its own thread for all
     // but the first) while the pass reduces chunk j - 1.
     void run_overlapped(int s, coconet_fused_call &c) {
@@ -513,19 +512,44 @@ private:
         halide_buffer_t *source = output_buffer(st.src);
         c.src = source;
         const int dim = st.pass.dims - 1;
-        const bool member = st.pass.n[dim] == 0 || coconet_rt::box_of(source).count() > 0;
-        auto produce = [&](int min, int extent, bool) {
-            if (member) {
-                Box b = coconet_rt::box_of(source);
-                b.min[dim] = min;
-                b.extent[dim] = extent;
-                coconet_rt::BufferView chunk(source, b);
-                run_pipeline(s, st, &chunk.buf);
-            }
+        auto produce = [&](int min, int extent) { produce_chunk(s, source, dim, min, extent); };
+        auto reduce = [&](int min, int extent) {
+            c.ranged = 1;
+            c.range_dim = dim;
+            c.range_min = min;
+            c.range_extent = extent;
+            return coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
         };
-        if (!coconet_rt::run_overlapped_pass(comm_, c, st.chunks, produce)) {
+        if (!coconet_rt::run_chunks(st.pass.n[dim], st.chunks, produce, reduce)) {
             fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
+    }
+
+    // An unfused collective overlapped with its producer: chunk j's
+    // collective on this thread while the producer computes chunk j + 1.
+    void run_collective(int s) {
+        const coconet_aot_step &st = p_.steps[s];
+        const coconet_collective_desc &desc = st.collective;
+        halide_buffer_t *source = output_buffer(st.src);
+        halide_buffer_t *dst = output_buffer(st.dst);
+        to_host(dst);
+        const int dim = desc.chunk_dim;
+        auto crop = [&](halide_buffer_t *b, int min, int extent) {
+            Box box = coconet_rt::box_of(b);
+            box.min[dim] = min;
+            box.extent[dim] = extent;
+            return std::make_unique<coconet_rt::BufferView>(b, box);
+        };
+        auto produce = [&](int min, int extent) { produce_chunk(s, source, dim, min, extent); };
+        auto move = [&](int min, int extent) {
+            auto in = crop(source, min, extent), out = crop(dst, min, extent);
+            return coconet_collective_call(comm_, st.collective_name, &desc, &in->buf, &out->buf) ==
+                   COCONET_OK;
+        };
+        if (!coconet_rt::run_chunks(desc.extents[dim], st.chunks, produce, move)) {
+            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
+        }
+        dst->set_host_dirty(true);
     }
 
     void finish_outputs(halide_buffer_t *const *args) {

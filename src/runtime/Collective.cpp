@@ -243,21 +243,6 @@ std::string Op::check_buffers(int rank, const halide_buffer_t *in,
     return e.str();
 }
 
-std::string Op::check_chunked_input(int rank) const {
-    if (kind != COCONET_ALL_TO_ALL || chunk_dim < 0 || !src.has(rank) || !input_box(rank).empty()) {
-        return "";
-    }
-    // Halide computes at least one element of a producer computed inside
-    // the chunk loop, which would read outside this rank's empty slice.
-    std::ostringstream e;
-    e << "it is overlapped in chunks, but this rank holds no part of its input (dimension "
-      << concat_dim << " of extent " << n[concat_dim] << " in slices of "
-      << slice_of(n[concat_dim], src.size, 0).size() << " over " << src.size
-      << " ranks); an overlapped all_to_all needs every rank to hold "
-      << "part of its input: run it on another number of ranks, or without overlap";
-    return e.str();
-}
-
 bool Op::same_call(const Op &o) const {
     const bool uses_dim =
         kind != COCONET_ALL_REDUCE && kind != COCONET_BROADCAST && kind != COCONET_REDUCE;

@@ -41,9 +41,6 @@ struct Op {
     // An error in the buffers of a real call on `rank`, or "".
     std::string check_buffers(int rank, const halide_buffer_t *in,
                               const halide_buffer_t *out) const;
-    // An all_to_all in chunks on a rank with an empty input slice: refused
-    // (see the definition), or "".
-    std::string check_chunked_input(int rank) const;
     // Whether two ranks' calls are the same collective (threads backend check).
     bool same_call(const Op &other) const;
 

@@ -39,10 +39,6 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
         return invalid(problem);
     }
     if (in->host == nullptr && in->device == 0) {
-        problem = o.check_chunked_input(comm->rank);
-        if (!problem.empty()) {
-            return invalid(problem);
-        }
         coconet_rt::set_box(in, o.input_box(comm->rank));
         return COCONET_OK;
     }

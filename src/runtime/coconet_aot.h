@@ -42,7 +42,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 2
+#define COCONET_AOT_VERSION 3
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -65,14 +65,19 @@ typedef struct {
 typedef enum {
     COCONET_STEP_HALIDE = 0, // a Halide pipeline
     COCONET_STEP_FUSED = 1,  // a fused pass (coconet_fused_reduce_scatter)
+    // An unfused collective overlapped with its producer: chunk j's collective
+    // runs on the rank's thread while `pipeline` computes chunk j + 1 on one
+    // the executor owns, so no collective ever waits inside a Halide task.
+    COCONET_STEP_COLLECTIVE = 2,
 } coconet_step_kind;
 
 // One step of the program. Value ids index coconet_aot_program::values.
 typedef struct {
     int32_t kind; // coconet_step_kind
     // The Halide pipeline: arguments user_context, params..., outputs...
-    // For an overlapped pass (chunks > 0): the pipeline computing its source
-    // (one output), run chunk by chunk with the pass. call == NULL: none.
+    // For an overlapped pass or collective (chunks > 0): the pipeline
+    // computing its source (one output), run chunk by chunk with it.
+    // call == NULL: none.
     coconet_function pipeline;
     int32_t nparams;
     const int32_t *params;
@@ -82,7 +87,7 @@ typedef struct {
     // buffers, the kernel and the range filled in (pass.gathered and
     // pass.nout describe pass_outs).
     coconet_fused_call pass;
-    int32_t src;              // value id of the source, -1 for a pass with nothing to reduce
+    int32_t src;              // value id of the source; -1: a pass with nothing to reduce
     const int32_t *pass_outs; // value ids of the pass's outputs
     const int32_t *slices;    // per output: value id read as the rank's slice of it afterwards, or -1
     int32_t nextras;          // other values the kernel reads
@@ -90,6 +95,11 @@ typedef struct {
     int32_t chunks; // > 0: overlapped with `pipeline` in this many chunks
     int32_t nkernels;
     const coconet_aot_kernel *kernels;
+    // An overlapped collective: its name, its descriptor (chunk_dim: the
+    // dimension its chunks run along) and the value it writes, from src.
+    const char *collective_name;
+    coconet_collective_desc collective;
+    int32_t dst;
 } coconet_aot_step;
 
 // `version` and `size` stay the first fields in every version, so that the
@@ -108,12 +118,10 @@ typedef struct {
     const int32_t *output_values; // value holding output i after the last step
     int32_t nsteps;
     const coconet_aot_step *steps;
-    int32_t overlapped; // a pipeline has an overlapped collective (Halide async)
     // The program's Halide runtime (NULL where it has none to offer): for
-    // buffers its pipelines left on a device, and its thread pool.
+    // buffers its pipelines left on a device.
     int (*copy_to_host)(void *user_context, struct halide_buffer_t *buf);
     int (*device_free)(void *user_context, struct halide_buffer_t *buf);
-    int (*set_num_threads)(int n);
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then
