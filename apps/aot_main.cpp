@@ -184,10 +184,14 @@ int main(int argc, char **argv) {
                 continue;
             }
             runs++;
+            const auto start = std::chrono::steady_clock::now();
             try {
                 failures += check(p, size, comm, ring, nccl, gpu, repeat) ? 0 : 1;
             } catch (const std::exception &e) {
-                std::printf("[FAIL] %s on %d ranks: %s\n", p->name, size, e.what());
+                const double s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                std::printf("[FAIL] %s on %d ranks, after %.1f s: %s\n", p->name, size, s,
+                            e.what());
                 failures++;
             }
         }

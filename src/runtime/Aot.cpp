@@ -5,10 +5,12 @@
 #include "coconet_aot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +22,48 @@
 namespace {
 
 using coconet_rt::Box;
+
+// The error handler a library's Halide runtime had before ours (Halide's
+// default, or the application's): it gets the errors of other pipelines.
+std::atomic<halide_error_handler_t> previous_handler{nullptr};
+
+// A pipeline's error on a rank's communicator becomes the rank's error (the
+// pipeline then returns its code to the executor) instead of Halide's
+// default, which aborts the process. An extern stage of ours that failed has
+// recorded a better message already.
+void rank_error_handler(void *user_context, const char *msg) {
+    if (coconet_rt::is_live_comm(user_context)) {
+        if (!std::strstr(msg, "external stage coconet_")) {
+            auto *comm = static_cast<coconet_comm *>(user_context);
+            std::string m(msg);
+            while (!m.empty() && m.back() == '\n') {
+                m.pop_back();
+            }
+            comm->fail(COCONET_ERR_BACKEND,
+                       "rank " + std::to_string(comm->rank) + ": Halide pipeline error: " + m);
+        }
+        return;
+    }
+    if (halide_error_handler_t h = previous_handler.load()) {
+        h(user_context, msg);
+    }
+}
+
+// Installs rank_error_handler in the program's Halide runtime, once.
+void chain_error_handler(const coconet_aot_program &p) {
+    if (!p.set_error_handler) {
+        return;
+    }
+    static std::mutex mutex;
+    static std::set<halide_error_handler_t (*)(halide_error_handler_t)> done;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (done.insert(p.set_error_handler).second) {
+        const halide_error_handler_t old = p.set_error_handler(rank_error_handler);
+        if (old != rank_error_handler) {
+            previous_handler = old;
+        }
+    }
+}
 
 struct AotError {
     int code;
@@ -82,6 +126,7 @@ public:
     }
 
     void run(halide_buffer_t *const *args) {
+        chain_error_handler(p_);
         check_world();
         bind_arguments(args);
         check_kernels();

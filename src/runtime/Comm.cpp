@@ -4,6 +4,22 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <set>
+
+namespace {
+
+std::mutex &live_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+std::set<const void *> &live_comms() {
+    static auto *s = new std::set<const void *>();
+    return *s;
+}
+
+} // namespace
 
 coconet_comm::coconet_comm(int rank, int size, double timeout)
     : rank(rank), size(size), timeout(coconet_rt::initial_timeout(timeout)) {
@@ -11,6 +27,13 @@ coconet_comm::coconet_comm(int rank, int size, double timeout)
         bytes[k] = 0;
         ops[k] = 0;
     }
+    std::lock_guard<std::mutex> lock(live_mutex());
+    live_comms().insert(this);
+}
+
+coconet_comm::~coconet_comm() {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    live_comms().erase(this);
 }
 
 int coconet_comm::fail(int code, const std::string &message) {
@@ -31,6 +54,11 @@ void coconet_comm::count_bytes(int kind, uint64_t n) {
 }
 
 namespace coconet_rt {
+
+bool is_live_comm(const void *p) {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    return live_comms().count(p) > 0;
+}
 
 double initial_timeout(double requested) {
     // The environment wins so that a slow run (sanitizers, debuggers) can be

@@ -10,8 +10,14 @@
 #include "Collective.h"
 #include "Fused.h"
 
+struct coconet_comm;
+
 namespace coconet_rt {
 constexpr int kNumKinds = COCONET_FUSED + 1;
+// Whether p is a communicator that exists now (every one is registered from
+// construction to destruction): Halide's error handler receives the
+// user_context of any pipeline, ours or not.
+bool is_live_comm(const void *p);
 // The timeout a communicator starts with: COCONET_TIMEOUT_S when set, else
 // `requested` when positive, else 10 s.
 double initial_timeout(double requested);
@@ -19,7 +25,7 @@ double initial_timeout(double requested);
 
 struct coconet_comm {
     coconet_comm(int rank, int size, double timeout);
-    virtual ~coconet_comm() = default;
+    virtual ~coconet_comm();
     coconet_comm(const coconet_comm &) = delete;
     coconet_comm &operator=(const coconet_comm &) = delete;
 

@@ -6,6 +6,7 @@
 
 #include "Comm.h"
 #include "Errors.h"
+#include "Fault.h"
 
 namespace {
 
@@ -49,7 +50,11 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
     if (!o.participates(comm->rank)) {
         return COCONET_OK;
     }
-    const int rc = comm->run(o, in, out);
+    int rc =
+        coconet_rt::fault_point(comm, coconet_rt::FaultSite::Collective, o.name, o.chunk_dim >= 0);
+    if (rc == COCONET_OK) {
+        rc = comm->run(o, in, out);
+    }
     if (rc == COCONET_OK) {
         comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);
     }

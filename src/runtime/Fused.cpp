@@ -8,6 +8,7 @@
 
 #include "Comm.h"
 #include "Errors.h"
+#include "Fault.h"
 #include "Reduce.h"
 
 namespace coconet_rt {
@@ -212,7 +213,11 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
     if (!plan.group.has(comm->rank)) {
         return COCONET_OK;
     }
-    const int rc = comm->run_fused(plan, coconet_fused_resolve_path(comm, call->path));
+    int rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Pass,
+                                     call->name ? call->name : "", call->ranged != 0);
+    if (rc == COCONET_OK) {
+        rc = comm->run_fused(plan, coconet_fused_resolve_path(comm, call->path));
+    }
     if (rc == COCONET_OK) {
         comm->ops[COCONET_FUSED].fetch_add(1, std::memory_order_relaxed);
     }

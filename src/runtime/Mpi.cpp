@@ -25,6 +25,7 @@ extern "C" int coconet_mpi_available(void) {
 #ifdef COCONET_HAS_MPI
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -51,6 +52,34 @@ using coconet_rt::PackedBox;
 namespace {
 
 bool initialized_here = false;
+
+// > 0 once a call of this process timed out or failed: the timeout of its
+// communicator. A peer may then be dead or frozen, and MPI_Finalize would
+// wait for it forever.
+std::atomic<double> failed_timeout{0.0};
+
+// Whether every rank reaches this point (a barrier), within `seconds` when
+// positive.
+bool all_arrive(double seconds) {
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    if (seconds <= 0) {
+        return MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    }
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(seconds));
+    for (int done = 0;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            return true;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
 
 // Messages of different kinds never match each other; messages of the same
 // kind between two ranks match in call order (MPI's non-overtaking rule).
@@ -195,6 +224,7 @@ struct MpiComm : coconet_comm {
     // application (MPI_Abort), which MPI cannot do gracefully for us.
     void abort(const char *reason) override {
         failure = "rank " + std::to_string(rank) + " failed: " + reason;
+        failed_timeout = timeout;
     }
 
     int barrier(const char *what) override {
@@ -768,6 +798,7 @@ struct MpiComm : coconet_comm {
                                                    : coconet_rt::rank_list(waiting));
         // The exchange state with the missing peers is lost: refuse later calls.
         failure = msg;
+        failed_timeout = timeout;
         return fail(COCONET_ERR_TIMEOUT, msg);
     }
 
@@ -844,9 +875,24 @@ void coconet_mpi_comm_destroy(coconet_comm *comm) {
 void coconet_mpi_finalize(void) {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (initialized_here && !finalized) {
-        MPI_Finalize();
+    if (!initialized_here || finalized) {
+        return;
     }
+    // Every rank meets first. After a failure here, a peer that never
+    // arrives (dead or frozen) must not hang this process in MPI_Finalize:
+    // abort the job, which ends it too. A rank without one waits, as
+    // MPI_Finalize would.
+    const double t = failed_timeout.load();
+    if (!all_arrive(t > 0 ? t + 5.0 : 0.0)) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        std::fprintf(stderr,
+                     "coconet: rank %d: after a failed call, not every rank reached "
+                     "coconet_mpi_finalize within %.1f s; aborting the MPI job\n",
+                     rank, t + 5.0);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
 }
 
 } // extern "C"

@@ -119,9 +119,12 @@ typedef struct {
     int32_t nsteps;
     const coconet_aot_step *steps;
     // The program's Halide runtime (NULL where it has none to offer): for
-    // buffers its pipelines left on a device.
+    // buffers its pipelines left on a device, and its error handler, which
+    // the executor chains so that a pipeline's error becomes the rank's error
+    // (Halide's default handler aborts the process).
     int (*copy_to_host)(void *user_context, struct halide_buffer_t *buf);
     int (*device_free)(void *user_context, struct halide_buffer_t *buf);
+    halide_error_handler_t (*set_error_handler)(halide_error_handler_t handler);
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then
