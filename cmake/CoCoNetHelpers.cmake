@@ -8,7 +8,7 @@
 #                        [PASS_REGULAR_EXPRESSION re] [WILL_FAIL])
 #
 # Variables: COCONET_TSAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
-#            COCONET_MPIEXEC_FLAGS (flags put before -np).
+#            COCONET_MPIEXEC_FLAGS (flags put before -np), COCONET_MPIEXEC_IS_OPEN_MPI.
 
 set(COCONET_DEFAULT_TEST_TIMEOUT 300)
 
@@ -100,6 +100,7 @@ endfunction()
 # --- MPI tests ------------------------------------------------------------------
 set(COCONET_MPIEXEC_FLAGS)
 set(COCONET_MPIEXEC_NUMPROC_FLAG ${MPIEXEC_NUMPROC_FLAG})
+set(COCONET_MPIEXEC_IS_OPEN_MPI OFF)
 if (COCONET_HAVE_MPI AND MPIEXEC_EXECUTABLE)
     execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version
                     OUTPUT_VARIABLE _coconet_mpiexec_version ERROR_QUIET TIMEOUT 20)
@@ -107,6 +108,7 @@ if (COCONET_HAVE_MPI AND MPIEXEC_EXECUTABLE)
         # Containers run as root; CI machines have few cores.
         set(COCONET_MPIEXEC_FLAGS --allow-run-as-root --oversubscribe)
         set(COCONET_MPIEXEC_NUMPROC_FLAG -np)
+        set(COCONET_MPIEXEC_IS_OPEN_MPI ON)
     endif ()
 endif ()
 

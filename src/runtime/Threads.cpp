@@ -28,6 +28,9 @@ struct Posted {
     const halide_buffer_t *in = nullptr;
     const halide_buffer_t *out = nullptr;
     const coconet_rt::FusedPlan *fused = nullptr;
+    // At the meeting that ends a fused pass: how the rank's kernel ended, so
+    // that peers whose gathered outputs lack its slices fail too.
+    int status = COCONET_OK;
 };
 
 struct Rendezvous {
@@ -211,11 +214,23 @@ struct ThreadsComm : coconet_comm {
             }
         }
         // Peers may still read this rank's source or write into its outputs.
-        const int done = world->meet(*this, kCollective, kInside, members, Posted{}, what, nullptr);
+        Posted result;
+        result.status = rc;
+        const int done = world->meet(*this, kCollective, kInside, members, result, what, &posted);
         if (!mismatch.empty()) {
             return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
         }
-        return rc != COCONET_OK ? rc : done;
+        if (rc != COCONET_OK || done != COCONET_OK) {
+            return rc != COCONET_OK ? rc : done;
+        }
+        for (int q : members) {
+            if (posted[q].status != COCONET_OK) {
+                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) +
+                                                     " aborted: the fused kernel failed on rank " +
+                                                     std::to_string(q));
+            }
+        }
+        return COCONET_OK;
     }
 
     // Ranks that meet must make the same call: every rank compares itself with

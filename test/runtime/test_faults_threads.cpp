@@ -1,0 +1,177 @@
+// Faults on thread ranks (ctest -L fault): rank 1 fails in the middle of a
+// collective, of a fused pass and of an overlapped chunk (JIT programs whose
+// Halide code refuses a value only rank 1's inputs hold), or throws while its
+// peers are inside an AOT library's fused pass. Every other rank must return
+// an error naming the operation and rank 1 within the timeout + 5 s, and a new
+// world in the same process must then compute the reference's result.
+#include <chrono>
+#include <thread>
+
+#include "../TestUtil.h"
+#include "AotRunner.h"
+#include "aot_adam.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using Halide::Var;
+
+namespace {
+
+constexpr int kRanks = 3;
+constexpr int kFaulty = 1;
+constexpr double kTimeout = 3.0;
+// What the faulty rank's inputs hold where its Halide code refuses them.
+constexpr float kPoison = -1e6f;
+
+// A value of x that only rank kFaulty's inputs hold makes its pipeline fail.
+Halide::Expr refusing_poison(const Halide::Expr &x) {
+    return Halide::require(x > kPoison / 2, x, "fault injected on this rank");
+}
+
+// What one rank's run ended with.
+struct Outcome {
+    std::string error; // empty: it succeeded
+    double seconds = 0;
+};
+
+// Runs every rank of a new world on its own thread: body(rank, comm) throws
+// what the rank fails with. A failing rank aborts the world, as run_threads does.
+template<typename Body>
+std::vector<Outcome> run_ranks(Body body) {
+    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
+        coconet_threads_world_create(kRanks, kTimeout), coconet_threads_world_destroy);
+    REQUIRE(world);
+    std::vector<Outcome> outcomes(kRanks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRanks; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                body(r, comm);
+            } catch (const std::exception &e) {
+                outcomes[r].error = e.what();
+                coconet_comm_abort(comm, e.what());
+            }
+            outcomes[r].seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    return outcomes;
+}
+
+// Every rank failed; each peer of the faulty rank named `operation` and the
+// faulty rank within the timeout + 5 s.
+void check_peers_named(const std::vector<Outcome> &outcomes, const std::string &operation) {
+    CHECK_THAT(outcomes[kFaulty].error, Contains("fault injected on this rank"));
+    for (int r = 0; r < kRanks; r++) {
+        if (r == kFaulty) {
+            continue;
+        }
+        INFO("rank " << r << " after " << outcomes[r].seconds << " s: " << outcomes[r].error);
+        CHECK_THAT(outcomes[r].error, Contains("rank " + std::to_string(r) + ": " + operation));
+        CHECK_THAT(outcomes[r].error, Contains("rank " + std::to_string(kFaulty)));
+        CHECK(outcomes[r].seconds < kTimeout + 5.0);
+    }
+}
+
+// Runs `program` with rank kFaulty's input `input` poisoned at `at` (global
+// coordinates), checks the peers' errors, then runs it again cleanly in a new
+// world and compares with the reference.
+void check_fault(const Program &program, const std::string &input, const std::vector<int> &at,
+                 const std::string &operation) {
+    JitProgram jit(program);
+    std::vector<RankBuffers> inputs = make_inputs(program, kRanks, 7);
+    // A first clean run compiles the fused kernels, which ranks would
+    // otherwise compile while their peers wait.
+    (void)jit.run_threads(kRanks, inputs, kTimeout);
+    std::vector<RankBuffers> poisoned = inputs;
+    Halide::Buffer<float> x = poisoned[kFaulty].at(input).copy();
+    x(at.data()) = kPoison;
+    poisoned[kFaulty][input] = x;
+    check_peers_named(
+        run_ranks([&](int r, coconet_comm *comm) { jit.run_rank(comm, poisoned[r]); }), operation);
+    const std::vector<RankBuffers> outputs = jit.run_threads(kRanks, inputs, kTimeout);
+    CHECK(max_abs_diff(outputs, Reference(program).run(kRanks, inputs)) == 0.0);
+}
+
+} // namespace
+
+TEST_CASE("a rank failing before its part of a collective stops its peers", "[fault][collective]") {
+    Var i("i"), j("j");
+    DFunc x = input("x", Halide::Float(32), {6, 8}, Local());
+    DFunc p("p");
+    p(i, j) = refusing_poison(x(i, j)) * 2.0f;
+    DFunc s = all_reduce(p, ReduceOp::Sum, "s");
+    Program program("fault_collective");
+    program.output(s, Replicated());
+    check_fault(program, "x", {2, 3}, "all_reduce 's'");
+}
+
+TEST_CASE("a rank whose fused kernel fails stops its peers", "[fault][fused]") {
+    Var i("i");
+    DFunc g = input("g", Halide::Float(32), {40}, Local());
+    DFunc m = input("m", Halide::Float(32), {40}, Sliced(0));
+    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+    t.split_collective(0);
+    DFunc u("u");
+    u(i) = refusing_poison(m(i)) + t(i);
+    DFunc w = all_gather(u, "w");
+    FuseOptions chunks;
+    chunks.chunk_elements = 4;
+    u.fuse_with(t, chunks);
+    Program program("fault_fused");
+    program.output(w, Replicated());
+    // Rank 1's slice of m is [14, 28): its kernel fails on its third chunk.
+    check_fault(program, "m", {22}, "fused reduce_scatter 't_rs'");
+}
+
+TEST_CASE("a rank failing in an overlapped chunk stops its peers", "[fault][overlap]") {
+    Var i("i"), j("j");
+    DFunc x = input("x", Halide::Float(32), {6, 8}, Local());
+    DFunc p("p");
+    p(i, j) = refusing_poison(x(i, j)) * 2.0f;
+    DFunc s = all_reduce(p, ReduceOp::Sum, "s");
+    s.overlap(p, 4);
+    Program program("fault_overlap");
+    program.output(s, Replicated());
+    // Chunks of 2 along j: rank 1's producer fails on the third chunk, while
+    // the second moves.
+    check_fault(program, "x", {1, 5}, "all_reduce 's'");
+}
+
+TEST_CASE("a rank throwing while its peers are in an AOT library's pass stops them",
+          "[fault][aot]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, kRanks, 5);
+    auto call = [&](int r, coconet_comm *comm) {
+        RankBuffers in = inputs[r], out = apps::allocate_aot_outputs(aot_adam_program(), r, kRanks);
+        const int rc =
+            aot_adam(comm, in.at("g").raw_buffer(), in.at("w").raw_buffer(),
+                     in.at("m").raw_buffer(), in.at("v").raw_buffer(), out.at("w_new").raw_buffer(),
+                     out.at("m_new").raw_buffer(), out.at("v_new").raw_buffer());
+        if (rc != COCONET_OK) {
+            throw std::runtime_error(coconet_comm_last_error(comm));
+        }
+        return out;
+    };
+    const std::vector<Outcome> outcomes = run_ranks([&](int r, coconet_comm *comm) {
+        if (r == kFaulty) {
+            // Its peers are waiting in the pass by now.
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            throw std::runtime_error("fault injected on this rank");
+        }
+        call(r, comm);
+    });
+    check_peers_named(outcomes, "fused reduce_scatter 'g_sum_rs'");
+    std::vector<RankBuffers> got(kRanks);
+    const std::vector<Outcome> clean =
+        run_ranks([&](int r, coconet_comm *comm) { got[r] = call(r, comm); });
+    for (const Outcome &o : clean) {
+        CHECK(o.error.empty());
+    }
+    CHECK(max_abs_diff(got, Reference(program).run(kRanks, inputs)) == 0.0);
+}
