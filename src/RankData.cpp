@@ -1,7 +1,9 @@
 #include "RankData.h"
 
+#include <climits>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 #include "Error.h"
@@ -56,13 +58,25 @@ Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) 
     std::vector<halide_dimension_t> dims;
     int64_t stride = 1, size = 1;
     for (const Range &r : box) {
+        // Halide's strides and extents are 32-bit.
+        coconet_user_assert(stride <= INT32_MAX && r.extent() <= INT32_MAX &&
+                            r.begin >= INT32_MIN && r.end <= INT32_MAX)
+            << "the box " << box_string(box) << " of " << type
+            << " does not fit a Halide buffer (32-bit extents and strides)";
         dims.push_back(halide_dimension_t((int32_t)r.begin, (int32_t)r.extent(), (int32_t)stride));
         stride *= std::max<int64_t>(r.extent(), 1);
         size *= r.extent();
     }
     if (size > 0) {
         Halide::Buffer<> b(type, nullptr, (int)dims.size(), dims.data());
-        b.allocate();
+        try {
+            b.allocate();
+        } catch (const std::bad_alloc &) {
+            coconet_user_error << "cannot allocate the box " << box_string(box) << " of " << type
+                               << " (" << size * type.bytes() << " bytes)";
+        }
+        coconet_user_assert(b.data()) << "cannot allocate the box " << box_string(box) << " of "
+                                      << type << " (" << size * type.bytes() << " bytes)";
         return b;
     }
     // Shared, never written: an empty box has no elements to write.
@@ -113,6 +127,8 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
 }
 
 std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed) {
+    coconet_user_assert(world_size >= 1)
+        << "make_inputs(" << program.name() << "): world size " << world_size << " < 1.";
     Analysis analysis = analyze(program);
     std::vector<RankBuffers> ranks(world_size);
     for (int r = 0; r < world_size; r++) {

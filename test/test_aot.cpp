@@ -4,12 +4,14 @@
 // thread ranks and under mpirun by coconet_aot_app (ctest -L aot).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <thread>
 
 #include "AotRunner.h"
 #include "Generator.h"
 #include "aot_adam.h"
 #include "aot_adam_r3.h"
+#include "aot_megatron_mlp_none.h"
 
 using namespace coconet;
 
@@ -33,6 +35,16 @@ struct AdamCall {
         return aot_adam(comm, args[0], args[1], args[2], args[3], args[4], args[5], args[6]);
     }
 };
+
+// Runs library p on this rank; its status (the error code of a failure).
+int run_status(const coconet_aot_program *p, coconet_comm *comm, const RankBuffers &in) {
+    try {
+        apps::run_aot_rank(p, comm, in);
+        return 0;
+    } catch (const RuntimeError &) {
+        return coconet_comm_last_error_code(comm);
+    }
+}
 
 // Runs `body(rank, comm)` on every thread rank and returns each one's status.
 template<typename F>
@@ -139,6 +151,133 @@ TEST_CASE("wrong types, dimensions and missing buffers are refused", "[aot][erro
                    Catch::Contains("output 'w_new' (float32, Replicated): the buffer is NULL"));
         return 0;
     });
+}
+
+TEST_CASE("strides, spans and buffers without memory are refused", "[aot][error]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 1, 1);
+    on_thread_ranks(1, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, 1);
+        auto refused = [&](const std::string &message) {
+            CHECK(c.call(comm) == COCONET_ERR_INVALID);
+            CHECK_THAT(std::string(coconet_comm_last_error(comm)), Catch::Contains(message));
+        };
+        halide_buffer_t g = *c.args[0];
+        halide_dimension_t dim = g.dim[0];
+        g.dim = &dim;
+        c.args[0] = &g;
+        dim.stride = -1;
+        refused("input 'g' (float32, Local): dimension 0 has stride -1; the runtime takes "
+                "positive strides");
+        dim.stride = 0;
+        refused("dimension 0 has stride 0");
+        dim.stride = 1;
+        g.host = nullptr;
+        refused("input 'g' (float32, Local): the buffer has no memory (host is NULL");
+        return 0;
+    });
+}
+
+TEST_CASE("non-dense strides compute the reference's result", "[aot]") {
+    const Program program = apps::aot_program_source(aot_adam_program());
+    const std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, 2, 1);
+    const std::vector<RankBuffers> want = Reference(program).run(2, inputs);
+    std::vector<RankBuffers> got(2);
+    on_thread_ranks(2, [&](int r, coconet_comm *comm) {
+        AdamCall c(aot_adam_program(), inputs[r], r, 2);
+        // Every input and output every other element of a buffer twice as long.
+        std::vector<Halide::Buffer<float>> wide;
+        wide.reserve(2 * c.args.size()); // args point into it
+        for (size_t i = 0; i < c.args.size(); i++) {
+            const halide_dimension_t d = c.args[i]->dim[0];
+            Halide::Buffer<float> b(2 * d.extent);
+            b.fill(-1.0f);
+            halide_dimension_t strided(d.min, d.extent, 2);
+            Halide::Buffer<float> view(b.data(), 1, &strided);
+            if (i < 4) {
+                Halide::Buffer<float> in(*c.args[i]);
+                view.for_each_element([&](int x) { view(x) = in(x); });
+            }
+            wide.push_back(b);
+            wide.push_back(view);
+            c.args[i] = wide.back().raw_buffer();
+        }
+        const int rc = c.call(comm);
+        for (const char *name : {"w_new", "m_new", "v_new"}) {
+            Halide::Buffer<float> dense(*c.out.at(name).raw_buffer());
+            Halide::Buffer<float> view(*c.args[4 + (name[0] == 'm') + 2 * (name[0] == 'v')]);
+            view.for_each_element([&](int x) { dense(x) = view(x); });
+        }
+        got[r] = c.out;
+        return rc;
+    });
+    CHECK(max_abs_diff(got, want) == 0.0);
+}
+
+TEST_CASE("a destroyed communicator is refused, not read", "[aot][error]") {
+    coconet_threads_world *world = coconet_threads_world_create(1, 5.0);
+    coconet_comm *comm = coconet_threads_world_comm(world, 0);
+    coconet_threads_world_destroy(world);
+    // The pointer is checked against the live communicators before any use.
+    CHECK(aot_adam(comm, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+          COCONET_ERR_INVALID);
+    CHECK(coconet_aot_run(nullptr, nullptr, nullptr) == COCONET_ERR_INVALID);
+}
+
+TEST_CASE("ranks calling different libraries fail naming the mismatch, never hang",
+          "[aot][error]") {
+    const Program adam = apps::aot_program_source(aot_adam_program());
+    const Program mlp = apps::aot_program_source(aot_megatron_mlp_none_program());
+    const std::vector<RankBuffers> adam_in = apps::optimizer_inputs(adam, 3, 1);
+    const std::vector<RankBuffers> mlp_in =
+        apps::inputs_for_generator(aot_megatron_mlp_none_program()->generator)(mlp, 3, 1);
+    std::vector<std::string> errors(3);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<int> status = on_thread_ranks(3, [&](int r, coconet_comm *comm) {
+        coconet_comm_set_timeout(comm, 2.0);
+        int rc = 0;
+        if (r == 1) {
+            rc = run_status(aot_megatron_mlp_none_program(), comm, mlp_in[r]);
+        } else {
+            AdamCall c(aot_adam_program(), adam_in[r], r, 3);
+            rc = c.call(comm);
+        }
+        errors[r] = coconet_comm_last_error(comm);
+        return rc;
+    });
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(took < 2.0 + 5.0);
+    for (int r = 0; r < 3; r++) {
+        INFO("rank " << r << ": " << errors[r]);
+        CHECK(status[r] != 0);
+        CHECK_THAT(errors[r], Catch::Contains("rank " + std::to_string(r)));
+    }
+    // The ranks that met name the other call.
+    CHECK_THAT(errors[0] + errors[1] + errors[2],
+               Catch::Contains("must make the same collective calls in the same order"));
+}
+
+TEST_CASE("a collective failing inside a library's pipeline is an error, not an abort",
+          "[aot][error]") {
+    // Rank 1 never calls: rank 0 times out inside the Halide pipeline's
+    // collective (Halide's default error handler would end the process).
+    const Program mlp = apps::aot_program_source(aot_megatron_mlp_none_program());
+    const std::vector<RankBuffers> in =
+        apps::inputs_for_generator(aot_megatron_mlp_none_program()->generator)(mlp, 2, 1);
+    std::string error;
+    const std::vector<int> status = on_thread_ranks(2, [&](int r, coconet_comm *comm) {
+        coconet_comm_set_timeout(comm, 1.0);
+        if (r == 1) {
+            return 0;
+        }
+        const int rc = run_status(aot_megatron_mlp_none_program(), comm, in[r]);
+        error = coconet_comm_last_error(comm);
+        return rc;
+    });
+    CHECK(status[0] == COCONET_ERR_TIMEOUT);
+    CHECK_THAT(error, Catch::Contains("rank 0: all_reduce 'summed' timed out after 1.0 s waiting "
+                                      "for rank 1"));
 }
 
 TEST_CASE("an output that shares memory with another argument is refused", "[aot][error]") {

@@ -146,6 +146,15 @@ TEST_CASE("undefined and duplicate Funcs are refused", "[error]") {
                Contains("the input undefined has no definition yet"));
 }
 
+TEST_CASE("values too large for a buffer are refused, not overflowed", "[error]") {
+    // 2^31 x 2^31 floats: the outer stride and the byte size overflow 32 bits.
+    DFunc x = input("x", Float(32), {1 << 30, 1 << 30, 4}, Local());
+    Program p("huge");
+    p.output(all_reduce(x), Replicated());
+    CHECK_THAT(message_of<UserError>([&] { make_inputs(p, 1); }),
+               Contains("does not fit a Halide buffer (32-bit extents and strides)"));
+}
+
 TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
     DFunc m = input("m", Float(32), {10}, Sliced(0));
     Var i;
@@ -160,6 +169,15 @@ TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
                Contains("rank 1 of 3: input m is Sliced(0) with global extents [0..10], so this "
                         "rank must pass the box [4..8], but its buffer is [0..3]"));
+
+    for (int size : {0, -2}) {
+        CHECK_THAT(message_of<UserError>([&] { jit.run_threads(size, {}); }),
+                   Contains("run_threads: world size " + std::to_string(size) + " < 1"));
+        CHECK_THAT(message_of<UserError>([&] { make_inputs(p, size); }),
+                   Contains("world size " + std::to_string(size)));
+    }
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, make_inputs(p, 3)); }),
+               Contains("inputs for 3 ranks given to a run on 2 ranks"));
 
     inputs = make_inputs(p, 3);
     inputs[2]["m"] = Halide::Buffer<int>(2);

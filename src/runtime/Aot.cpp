@@ -186,6 +186,7 @@ private:
             fail(COCONET_ERR_INVALID, what + ": the buffer has " + std::to_string(b->dimensions) +
                                           " dimensions, the value " + std::to_string(vi.dims));
         }
+        check_layout(what, b);
         int32_t min[4], extent[4], got_min[4], got_extent[4];
         box(v, min, extent);
         bool at_zero = true, same = true, same_extents = true;
@@ -197,7 +198,7 @@ private:
             same_extents &= got_extent[d] == extent[d];
         }
         if (same) {
-            return b;
+            return dense_input(i, b);
         }
         if (!(at_zero && same_extents)) {
             fail(COCONET_ERR_INVALID,
@@ -217,7 +218,56 @@ private:
             view.dim[d] = b->dim[d];
             view.dim[d].min = min[d];
         }
-        return &view.buf;
+        return dense_input(i, &view.buf);
+    }
+
+    // The runtime's row copies take dense buffers: an input with gaps between
+    // its elements is copied into one once (an output is written through a
+    // dense buffer of the executor's and copied out at the end).
+    halide_buffer_t *dense_input(int i, halide_buffer_t *b) {
+        if (i >= p_.ninputs || coconet_rt::is_dense(b)) {
+            return b;
+        }
+        to_host(b);
+        halide_buffer_t *copy = &allocate(p_.args[i]).buf;
+        coconet_rt::copy_box(b, copy, coconet_rt::box_of(b));
+        return copy;
+    }
+
+    // Memory the steps can address: extents >= 0, positive strides (Halide
+    // takes others, the runtime's copies do not), a byte span that fits in
+    // 64 bits, and host memory (or a device allocation) behind a non-empty
+    // box: a buffer with neither is a bounds query to Halide, which would
+    // return without computing anything.
+    void check_layout(const std::string &what, const halide_buffer_t *b) const {
+        int64_t span = 1;
+        bool empty = false;
+        for (int d = 0; d < b->dimensions; d++) {
+            const halide_dimension_t &dim = b->dim[d];
+            const std::string where = what + ": dimension " + std::to_string(d);
+            if (dim.extent < 0) {
+                fail(COCONET_ERR_INVALID, where + " has extent " + std::to_string(dim.extent));
+            }
+            empty |= dim.extent == 0;
+            if (dim.extent > 1 && dim.stride <= 0) {
+                fail(COCONET_ERR_INVALID, where + " has stride " + std::to_string(dim.stride) +
+                                              "; the runtime takes positive strides");
+            }
+            int64_t reach = 0;
+            if (__builtin_mul_overflow((int64_t)(dim.extent > 0 ? dim.extent - 1 : 0),
+                                       (int64_t)dim.stride, &reach) ||
+                __builtin_add_overflow(span, reach, &span)) {
+                fail(COCONET_ERR_INVALID, where + ": the buffer's span overflows 64 bits");
+            }
+        }
+        int64_t bytes = 0;
+        if (__builtin_mul_overflow(span, (int64_t)b->type.bytes(), &bytes)) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer's byte size overflows 64 bits");
+        }
+        if (!empty && !b->host && !b->device) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer has no memory (host is NULL and it "
+                                             "has no device allocation)");
+        }
     }
 
     std::string argument_name(int i) const {
@@ -261,7 +311,8 @@ private:
         for (int i = 0; i < p_.noutputs; i++) {
             const int v = p_.output_values[i];
             halide_buffer_t *user = args_[p_.ninputs + i];
-            if (!values_[v] && !is_slice_view(v) && holds_box_of(user, v)) {
+            if (!values_[v] && !is_slice_view(v) && holds_box_of(user, v) &&
+                coconet_rt::is_dense(user)) {
                 values_[v] = user;
             }
         }
@@ -300,9 +351,14 @@ private:
 
     // The buffer of value v, allocated over this rank's box unless bound.
     halide_buffer_t *output_buffer(int v) {
-        if (values_[v]) {
-            return values_[v];
+        if (!values_[v]) {
+            values_[v] = &allocate(v).buf;
         }
+        return values_[v];
+    }
+
+    // A dense buffer over this rank's box of value v.
+    OwnedBuffer &allocate(int v) {
         const coconet_value_info &vi = info(v);
         int32_t min[4], extent[4];
         box(v, min, extent);
@@ -319,7 +375,7 @@ private:
         // without one for a bounds query.
         b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * b.buf.type.bytes()]);
         b.buf.host = b.data.get();
-        return values_[v] = &b.buf;
+        return b;
     }
 
     halide_buffer_t *value(int v) const {
@@ -661,6 +717,10 @@ void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, 
 
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     halide_buffer_t *const *args) {
+    if (!p) {
+        std::fprintf(stderr, "coconet_aot_run: the program table is NULL\n");
+        return COCONET_ERR_INVALID;
+    }
     if (!comm) {
         std::fprintf(stderr,
                      "%s: the communicator is NULL. Create one with "
@@ -671,6 +731,13 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                          : " (this runtime was built without MPI, so there is no MPI backend)");
         return COCONET_ERR_INVALID;
     }
+    if (!coconet_rt::is_live_comm(comm)) {
+        std::fprintf(stderr,
+                     "%s: the communicator %p does not exist (destroyed, or not a "
+                     "communicator)\n",
+                     p->name, (const void *)comm);
+        return COCONET_ERR_INVALID;
+    }
     if (p->version != COCONET_AOT_VERSION || p->size != sizeof(coconet_aot_program)) {
         const std::string message =
             std::string("coconet_aot_run: the library's table has version ") +
@@ -679,6 +746,10 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
             std::to_string(sizeof(coconet_aot_program)) +
             " bytes); rebuild the library with this CoCoNet's generator driver";
         coconet_comm_set_error(comm, message.c_str());
+        return COCONET_ERR_INVALID;
+    }
+    if (!args) {
+        comm->fail(COCONET_ERR_INVALID, std::string(p->name) + ": the argument array is NULL");
         return COCONET_ERR_INVALID;
     }
     // A failing rank aborts the communicator, so that peers waiting for it

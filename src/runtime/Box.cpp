@@ -107,6 +107,17 @@ BufferView::BufferView(const halide_buffer_t *b, const Box &box) : buf(*b) {
     buf.host = box.empty() ? b->host : element_address(b, x);
 }
 
+bool is_dense(const halide_buffer_t *b) {
+    int64_t packed = 1;
+    for (int d = 0; d < b->dimensions; d++) {
+        if (b->dim[d].extent > 1 && b->dim[d].stride != packed) {
+            return false;
+        }
+        packed *= std::max(b->dim[d].extent, 1);
+    }
+    return true;
+}
+
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box) {
     const int bytes = src->type.bytes();
     const int64_t ss = src->dimensions > 0 ? src->dim[0].stride : 1;

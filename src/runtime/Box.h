@@ -42,6 +42,10 @@ struct BufferView {
     halide_buffer_t buf;
 };
 
+// Whether b's elements are packed: stride 1 along dimension 0 and each
+// stride the product of the extents below (dimensions of extent 1 or 0 aside).
+bool is_dense(const halide_buffer_t *b);
+
 // Copies the elements of `box` from src to dst (both hold it).
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);
 

@@ -2,6 +2,9 @@
 // any communicator.
 #include "Comm.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -61,15 +64,30 @@ bool is_live_comm(const void *p) {
 }
 
 double initial_timeout(double requested) {
+    const double fallback = requested > 0 && requested <= kMaxTimeout ? requested
+                            : requested > kMaxTimeout                 ? kMaxTimeout
+                                                                      : 10.0;
     // The environment wins so that a slow run (sanitizers, debuggers) can be
     // given more time without rebuilding; coconet_comm_set_timeout still wins.
-    if (const char *env = std::getenv("COCONET_TIMEOUT_S")) {
-        const double t = std::atof(env);
-        if (t > 0) {
-            return t;
-        }
+    const char *env = std::getenv("COCONET_TIMEOUT_S");
+    if (!env) {
+        return fallback;
     }
-    return requested > 0 ? requested : 10.0;
+    char *end = nullptr;
+    const double t = std::strtod(env, &end);
+    const bool number = end != env && *end == '\0' && std::isfinite(t);
+    if (number && t > 0 && t <= kMaxTimeout) {
+        return t;
+    }
+    // Garbage must not turn into no timeout (a hang) nor pass unnoticed.
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+        std::fprintf(stderr,
+                     "coconet: COCONET_TIMEOUT_S='%s' is not a number of seconds in (0, %.0f]; "
+                     "using %.1f s\n",
+                     env, kMaxTimeout, number && t > kMaxTimeout ? kMaxTimeout : fallback);
+    }
+    return number && t > kMaxTimeout ? kMaxTimeout : fallback;
 }
 
 } // namespace coconet_rt
@@ -99,8 +117,8 @@ int coconet_comm_local_ranks(const coconet_comm *comm) {
 }
 
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds) {
-    if (seconds > 0) {
-        comm->timeout = seconds;
+    if (seconds > 0 && std::isfinite(seconds)) {
+        comm->timeout = std::min(seconds, coconet_rt::kMaxTimeout);
     }
 }
 

@@ -18,8 +18,11 @@ constexpr int kNumKinds = COCONET_FUSED + 1;
 // construction to destruction): Halide's error handler receives the
 // user_context of any pipeline, ours or not.
 bool is_live_comm(const void *p);
-// The timeout a communicator starts with: COCONET_TIMEOUT_S when set, else
-// `requested` when positive, else 10 s.
+// The longest timeout (a day): a larger one is a hang by another name.
+constexpr double kMaxTimeout = 86400.0;
+// The timeout a communicator starts with: COCONET_TIMEOUT_S when it is a
+// number of seconds in (0, kMaxTimeout] (otherwise a warning, once), else
+// `requested` when positive (at most kMaxTimeout), else 10 s.
 double initial_timeout(double requested);
 } // namespace coconet_rt
 

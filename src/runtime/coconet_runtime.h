@@ -74,6 +74,8 @@ const char *coconet_comm_backend(const coconet_comm *comm); // "threads", "mpi" 
 // How many ranks of this communicator's world run in this process (threads:
 // all of them; MPI: one): they share the process's Halide thread pool.
 int coconet_comm_local_ranks(const coconet_comm *comm);
+// Seconds a wait may last before it fails naming the missing ranks; at most a
+// day (kept there), non-positive or non-finite values are ignored.
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds);
 double coconet_comm_timeout(const coconet_comm *comm);
 // The message of the last failed call on this communicator ("" if none).

@@ -120,7 +120,26 @@ TEST_CASE("communicator queries", "[runtime]") {
     w = coconet_threads_world_create(1, 7.0);
     CHECK(coconet_comm_timeout(coconet_threads_world_comm(w, 0)) == 2.5);
     coconet_threads_world_destroy(w);
+    // Garbage is neither a hang (no timeout) nor silent: a warning and the
+    // requested timeout; beyond a day it is a day.
+    for (const char *garbage : {"abc", "", "-1", "0", "nan", "inf", "3s", "1e99"}) {
+        INFO("COCONET_TIMEOUT_S='" << garbage << "'");
+        setenv("COCONET_TIMEOUT_S", garbage, 1);
+        w = coconet_threads_world_create(1, 7.0);
+        const double t = coconet_comm_timeout(coconet_threads_world_comm(w, 0));
+        CHECK(t == (std::string(garbage) == "1e99" ? 86400.0 : 7.0));
+        coconet_threads_world_destroy(w);
+    }
     unsetenv("COCONET_TIMEOUT_S");
+    w = coconet_threads_world_create(1, 1e99);
+    c = coconet_threads_world_comm(w, 0);
+    CHECK(coconet_comm_timeout(c) == 86400.0);
+    for (double bad : {-1.0, 0.0, std::nan(""), (double)INFINITY}) {
+        coconet_comm_set_timeout(c, bad); // ignored
+    }
+    CHECK(coconet_comm_timeout(c) == 86400.0);
+    coconet_threads_world_destroy(w);
+    CHECK(coconet_threads_world_create(-3, 1.0) == nullptr);
 }
 
 TEST_CASE("every collective matches the reference", "[runtime][collectives]") {
