@@ -45,9 +45,10 @@ bool parse(const char *text, FaultSpec *spec) {
 }
 
 bool matches(const FaultSpec &f, FaultSite site, const std::string &what, bool chunk) {
-    return f.site == what || (f.site == "chunk" && chunk) ||
+    return (f.site == what && site != FaultSite::Kernel) || (f.site == "chunk" && chunk) ||
            (f.site == "collective" && site == FaultSite::Collective) ||
-           (f.site == "pass" && site == FaultSite::Pass);
+           (f.site == "pass" && site == FaultSite::Pass) ||
+           (f.site == "kernel" && site == FaultSite::Kernel);
 }
 
 } // namespace

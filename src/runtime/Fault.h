@@ -3,12 +3,12 @@
 //   COCONET_FAULT=<action>:<rank>:<site>[:<n>]
 //
 // makes world rank <rank> act at its <n>-th call (default 1) of <site> in the
-// process: `collective` (any collective), `pass` (any fused pass), `chunk` (a
-// chunk of an overlapped collective or pass) or a collective's or pass's
-// name. Actions: `fail` (the call returns an error, as a rank whose
-// computation threw: its executor aborts the communicator), `kill`
-// (SIGKILL) and `stop` (SIGSTOP: frozen until SIGCONT). It fires once per
-// process, so that a world created afterwards runs clean.
+// process: `collective` (any collective), `pass` (any fused pass), `kernel`
+// (a chunk's fused kernel, inside the pass), `chunk` (a chunk of an overlapped
+// collective or pass) or a collective's or pass's name. Actions: `fail` (the call returns an error,
+// as a rank whose computation threw: its executor aborts the communicator), `kill` (SIGKILL) and
+// `stop` (SIGSTOP: frozen until SIGCONT). It fires once per process, so that a world created
+// afterwards runs clean.
 #ifndef COCONET_RUNTIME_FAULT_H
 #define COCONET_RUNTIME_FAULT_H
 
@@ -18,9 +18,9 @@ struct coconet_comm;
 
 namespace coconet_rt {
 
-enum class FaultSite { Collective, Pass };
+enum class FaultSite { Collective, Pass, Kernel };
 
-// Called on entry to a collective or fused pass `what` (its name) on comm;
+// Called on entry to a collective, fused pass or fused kernel `what` on comm;
 // `chunk`: one chunk of an overlapped one. Returns COCONET_OK, or the error
 // of an injected failure (recorded on comm).
 int fault_point(coconet_comm *comm, FaultSite site, const std::string &what, bool chunk);

@@ -141,7 +141,10 @@ int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
         outs.push_back(&views.back()->buf);
     }
     const std::string earlier = comm.last_error;
-    const int rc = call.kernel(call.kernel_context, (int32_t)srcs.size(), srcs.data(), outs.data());
+    int rc = fault_point(&comm, FaultSite::Kernel, what(), false);
+    if (rc == COCONET_OK) {
+        rc = call.kernel(call.kernel_context, (int32_t)srcs.size(), srcs.data(), outs.data());
+    }
     if (rc != COCONET_OK) {
         const std::string detail =
             comm.last_error == earlier ? "error " + std::to_string(rc) : comm.last_error;

@@ -25,6 +25,7 @@ extern "C" int coconet_mpi_available(void) {
 #ifdef COCONET_HAS_MPI
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -90,6 +91,7 @@ constexpr int kTagBase = 7000;
 constexpr int kFusedTag = kTagBase + COCONET_FUSED;
 constexpr int kRingTag = kTagBase + 100;
 constexpr int kGatherTag = kTagBase + 101;
+constexpr int kStatusTag = kTagBase + 102;
 constexpr int kGroupCommTag = 8000;
 
 using Parts = std::vector<std::unique_ptr<PackedBox>>;
@@ -410,7 +412,7 @@ struct MpiComm : coconet_comm {
                     break;
                 }
             }
-            const int sent = gather_by_messages(plan, what);
+            const int sent = gather_by_messages(plan, what, rc != COCONET_OK);
             return rc != COCONET_OK ? rc : sent;
         }
         const Group &g = plan.group;
@@ -465,13 +467,15 @@ struct MpiComm : coconet_comm {
             }
         }
         // Peers wait for this rank's slices even when its kernel failed.
-        const int sent = gather_by_messages(plan, what);
+        const int sent = gather_by_messages(plan, what, rc != COCONET_OK);
         return rc != COCONET_OK ? rc : sent;
     }
 
     // Each member sends its slice of every gathered output to every other
     // member (the bytes a ring all-gather would send, in one round).
-    int gather_by_messages(const FusedPlan &plan, const std::string &what) {
+    // With them goes whether this rank's kernel `failed` (its slices are then
+    // missing): a member told so fails instead of returning the outputs.
+    int gather_by_messages(const FusedPlan &plan, const std::string &what, bool failed) {
         const coconet_fused_call &c = plan.call;
         const Group &g = plan.group;
         const Box mine = plan.slice(rank);
@@ -479,6 +483,19 @@ struct MpiComm : coconet_comm {
         std::vector<MPI_Request> reqs;
         std::vector<int> peers;
         std::vector<std::pair<int, int>> unpack; // (output, index in recvs)
+        // [0]: this rank's status; [1 + k]: group member k's. Never freed
+        // when abandoned after a timeout (MPI may still write it).
+        auto *status = new std::vector<int>(1 + g.size, 0);
+        (*status)[0] = failed ? 1 : 0;
+        for (int q = g.first; q < g.first + g.size; q++) {
+            if (q != rank) {
+                reqs.resize(reqs.size() + 2);
+                peers.insert(peers.end(), {q, q});
+                MPI_Irecv(&(*status)[1 + q - g.first], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD,
+                          &reqs[reqs.size() - 2]);
+                MPI_Isend(&(*status)[0], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD, &reqs.back());
+            }
+        }
         for (int i = 0; i < c.nout; i++) {
             if (!c.gathered[i]) {
                 continue;
@@ -517,6 +534,15 @@ struct MpiComm : coconet_comm {
                                 [&] { keep_forever(sends, recvs); });
         if (rc != COCONET_OK) {
             return rc;
+        }
+        const std::vector<int> statuses(status->begin() + 1, status->end());
+        delete status;
+        for (int k = 0; k < g.size; k++) {
+            if (statuses[k] && g.first + k != rank) {
+                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) +
+                                                     " aborted: the fused kernel failed on rank " +
+                                                     std::to_string(g.first + k));
+            }
         }
         for (const auto &u : unpack) {
             const PackedBox &p = *recvs[u.second];
@@ -581,10 +607,19 @@ struct MpiComm : coconet_comm {
                 }
             }
         }
-        // Peers wait at the barriers even when this rank's kernel failed.
-        rc = window_barrier(*w, what + " (slices posted)");
+        // Peers meet here even when this rank's kernel failed, and learn it:
+        // its slices are missing, so nobody returns the gathered outputs.
+        int failed = kernel_rc != COCONET_OK ? rank : -1;
+        rc = window_barrier(*w, what + " (slices posted)", &failed);
         if (rc != COCONET_OK) {
             return rc;
+        }
+        if (failed >= 0) {
+            return kernel_rc != COCONET_OK ? kernel_rc
+                                           : fail(COCONET_ERR_ABORTED,
+                                                  coconet_rt::op_label(rank, what) +
+                                                      " aborted: the fused kernel failed on rank " +
+                                                      std::to_string(failed));
         }
         for (int i = 0; i < c.nout; i++) {
             for (int k = 0; c.gathered[i] && k < g.size; k++) {
@@ -656,14 +691,21 @@ struct MpiComm : coconet_comm {
 
     // Makes this rank's writes to the window visible to the group and waits
     // for every member's (memory barrier, group barrier, memory barrier).
-    int window_barrier(SharedWindow &w, const std::string &what) {
+    // With `failed`, the barrier is an all-reduce of the members' statuses as
+    // well: in, whether this rank failed (its rank, or -1); out, the first
+    // member that did (or -1), the same on every member.
+    int window_barrier(SharedWindow &w, const std::string &what, int *failed = nullptr) {
         const int members = (int)w.base.size();
         uint64_t *mine = w.arrivals(rank - w.first);
         const uint64_t reached = __atomic_load_n(mine, __ATOMIC_RELAXED) + 1;
         __atomic_store_n(mine, reached, __ATOMIC_RELEASE);
         MPI_Win_sync(w.win);
         MPI_Request req;
-        const int err = MPI_Ibarrier(w.comm, &req);
+        // MPI may still write the result after a timeout: never freed then.
+        auto *status = new std::array<int, 4>{failed && *failed >= 0 ? 1 : 0, rank, 0, -1};
+        const int err = failed ? MPI_Iallreduce(status->data(), status->data() + 2, 1, MPI_2INT,
+                                                MPI_MAXLOC, w.comm, &req)
+                               : MPI_Ibarrier(w.comm, &req);
         if (err != MPI_SUCCESS) {
             return mpi_error(err, what);
         }
@@ -679,6 +721,12 @@ struct MpiComm : coconet_comm {
             return late.empty() ? std::string("other ranks") : coconet_rt::rank_list(late);
         });
         MPI_Win_sync(w.win);
+        if (rc == COCONET_OK) {
+            if (failed) {
+                *failed = (*status)[2] ? (*status)[3] : -1;
+            }
+            delete status;
+        }
         return rc;
     }
 

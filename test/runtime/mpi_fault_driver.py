@@ -107,9 +107,14 @@ def main():
         for r in SURVIVORS:
             line = re.search(rf"^survivor rank {r}: code (-?\d+) after ([\d.]+) s: (.*)$", output,
                              re.M)
+            # The ranks waited for: rank 1, or a list holding it (a survivor
+            # in a later phase also waits for the other survivor, who left).
+            waited = re.search(r"waiting for ranks? ([\d, ]+)", line.group(3)) if line else None
             named = (line is not None and int(line.group(1)) != 0 and
                      f"rank {r}: {operation}" in line.group(3) and
-                     f"rank {FAULTY}" in line.group(3).split(operation, 1)[1])
+                     (f"rank {FAULTY}" in line.group(3).split(operation, 1)[1] or
+                      (waited is not None and
+                       str(FAULTY) in re.split(r"[, ]+", waited.group(1).strip()))))
             check(named, f"rank {r} failed naming {operation} and rank {FAULTY}")
             if line:
                 took = float(line.group(2))
