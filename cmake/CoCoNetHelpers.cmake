@@ -1,13 +1,15 @@
 # CoCoNet build helpers.
 #
 #   coconet_target_warnings(<target>)          -Wall -Wextra on one of our targets
-#   coconet_enable_tsan(<target>)              compile + link it with -fsanitize=thread -g -O1
+#   coconet_enable_sanitizer(<target> <tsan|asan>)  compile + link it with the sanitizer, -g -O1
 #   coconet_add_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
 #   coconet_add_tsan_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
+#   coconet_add_asan_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
 #   coconet_add_mpi_test(NAME n COMMAND <target> NP k LABELS ... [TIMEOUT s] [ARGS ...]
 #                        [PASS_REGULAR_EXPRESSION re] [WILL_FAIL])
 #
-# Variables: COCONET_TSAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
+# Variables: COCONET_SANITIZERS (the supported ones of tsan, asan), COCONET_TSAN_SUPPORTED,
+#            COCONET_ASAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
 #            COCONET_MPIEXEC_FLAGS (flags put before -np), COCONET_MPIEXEC_IS_OPEN_MPI.
 
 set(COCONET_DEFAULT_TEST_TIMEOUT 300)
@@ -17,34 +19,56 @@ function(coconet_target_warnings target)
         $<$<OR:$<CXX_COMPILER_ID:GNU>,$<CXX_COMPILER_ID:Clang>>:-Wall -Wextra>)
 endfunction()
 
-# --- ThreadSanitizer ----------------------------------------------------------
-set(COCONET_TSAN_FLAGS -fsanitize=thread -g -O1)
-set(COCONET_TSAN_SUPPORTED OFF)
-if (COCONET_ENABLE_TSAN_TESTS AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    include(CheckCXXSourceCompiles)
-    set(CMAKE_REQUIRED_FLAGS "-fsanitize=thread")
-    set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=thread")
-    check_cxx_source_compiles("int main() { return 0; }" COCONET_TSAN_LINKS)
-    unset(CMAKE_REQUIRED_FLAGS)
-    unset(CMAKE_REQUIRED_LINK_OPTIONS)
-    if (COCONET_TSAN_LINKS)
-        set(COCONET_TSAN_SUPPORTED ON)
+# --- Sanitizers ----------------------------------------------------------------
+# Each supported variant builds our libraries and some tests a second time, with
+# the variant's suffix (coconet -> coconet_tsan): tsan is ThreadSanitizer, asan
+# AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included, on Linux).
+# COCONET_SANITIZERS lists the supported ones.
+set(COCONET_TSAN_FLAGS -fsanitize=thread)
+set(COCONET_ASAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined
+                       -fno-omit-frame-pointer)
+# halt_on_error: the first report fails the test. libHalide (the venv's wheel)
+# is not instrumented, which ASan allows (its allocations are still tracked, and
+# LeakSanitizer finds none of its own to suppress); it compiles on a stack of
+# its own (makecontext), about which ASan prints a warning once per process.
+set(COCONET_TSAN_ENV "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+set(COCONET_ASAN_ENV
+    "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_init_order=1:check_initialization_order=1"
+    "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
+set(COCONET_SANITIZERS)
+include(CheckCXXSourceCompiles)
+foreach (variant tsan asan)
+    string(TOUPPER ${variant} V)
+    set(COCONET_${V}_SUPPORTED OFF)
+    if (COCONET_ENABLE_${V}_TESTS AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+        list(JOIN COCONET_${V}_FLAGS " " CMAKE_REQUIRED_FLAGS)
+        set(CMAKE_REQUIRED_LINK_OPTIONS ${COCONET_${V}_FLAGS})
+        check_cxx_source_compiles("int main() { return 0; }" COCONET_${V}_LINKS)
+        unset(CMAKE_REQUIRED_FLAGS)
+        unset(CMAKE_REQUIRED_LINK_OPTIONS)
+        if (COCONET_${V}_LINKS)
+            set(COCONET_${V}_SUPPORTED ON)
+            list(APPEND COCONET_SANITIZERS ${variant})
+        endif ()
     endif ()
-endif ()
-message(STATUS "CoCoNet: ThreadSanitizer tests ${COCONET_TSAN_SUPPORTED}")
+    message(STATUS "CoCoNet: ${V} tests ${COCONET_${V}_SUPPORTED}")
+endforeach ()
 
-function(coconet_enable_tsan target)
-    # Appended after CMAKE_CXX_FLAGS_RELEASE, so -O1 overrides -O3.
-    target_compile_options(${target} PRIVATE ${COCONET_TSAN_FLAGS})
-    target_link_options(${target} PUBLIC -fsanitize=thread)
+# Compiles and links `target` with a sanitizer variant (tsan or asan).
+function(coconet_enable_sanitizer target variant)
+    string(TOUPPER ${variant} V)
+    # -g for the reports' stacks; appended after CMAKE_CXX_FLAGS_RELEASE, so -O1
+    # overrides -O3.
+    target_compile_options(${target} PRIVATE ${COCONET_${V}_FLAGS} -g -O1)
+    target_link_options(${target} PUBLIC ${COCONET_${V}_FLAGS})
 endfunction()
 
-# For a library name, the TSAN variant if there is one (coconet -> coconet_tsan).
-function(_coconet_tsan_libs out)
+# For each library name, its variant if there is one (coconet -> coconet_asan).
+function(_coconet_variant_libs out variant)
     set(result)
     foreach (lib IN LISTS ARGN)
-        if (TARGET ${lib}_tsan)
-            list(APPEND result ${lib}_tsan)
+        if (TARGET ${lib}_${variant})
+            list(APPEND result ${lib}_${variant})
         else ()
             list(APPEND result ${lib})
         endif ()
@@ -53,7 +77,8 @@ function(_coconet_tsan_libs out)
 endfunction()
 
 # --- Catch2 tests ---------------------------------------------------------------
-function(_coconet_add_catch_test tsan)
+# `variant`: empty for a plain test, else a sanitizer of COCONET_SANITIZERS.
+function(_coconet_add_catch_test variant)
     cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;LABELS;LIBS;ARGS" ${ARGN})
     if (NOT ARG_NAME OR NOT ARG_SOURCES)
         message(FATAL_ERROR "coconet_add_test: NAME and SOURCES are required")
@@ -64,37 +89,45 @@ function(_coconet_add_catch_test tsan)
     set(libs coconet ${ARG_LIBS})
     set(main coconet_catch_main)
     set(labels ${ARG_LABELS})
-    if (tsan)
-        _coconet_tsan_libs(libs ${libs})
-        set(main coconet_catch_main_tsan)
-        list(APPEND labels tsan)
+    if (variant)
+        _coconet_variant_libs(libs ${variant} ${libs})
+        set(main coconet_catch_main_${variant})
+        list(APPEND labels ${variant})
     endif ()
     add_executable(${ARG_NAME} ${ARG_SOURCES})
     target_link_libraries(${ARG_NAME} PRIVATE ${main} ${libs} Catch2::Catch2 Threads::Threads)
     coconet_target_warnings(${ARG_NAME})
-    if (tsan)
-        coconet_enable_tsan(${ARG_NAME})
-    endif ()
     add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME} ${ARG_ARGS})
     list(REMOVE_DUPLICATES labels)
     set_tests_properties(${ARG_NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${labels}")
-    if (tsan)
-        set_tests_properties(${ARG_NAME} PROPERTIES
-            ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+    if (variant)
+        string(TOUPPER ${variant} V)
+        coconet_enable_sanitizer(${ARG_NAME} ${variant})
+        set_tests_properties(${ARG_NAME} PROPERTIES ENVIRONMENT "${COCONET_${V}_ENV}")
     endif ()
 endfunction()
 
 function(coconet_add_test)
-    _coconet_add_catch_test(OFF ${ARGN})
+    _coconet_add_catch_test("" ${ARGN})
+endfunction()
+
+# A test built with a sanitizer and linked with the variant of our libraries,
+# labelled with the variant; skipped (with a message) where the compiler lacks it.
+function(_coconet_add_sanitized_test variant)
+    if (NOT variant IN_LIST COCONET_SANITIZERS)
+        cmake_parse_arguments(ARG "" "NAME" "" ${ARGN})
+        message(STATUS "CoCoNet: skipping ${variant} test ${ARG_NAME}")
+        return()
+    endif ()
+    _coconet_add_catch_test(${variant} ${ARGN})
 endfunction()
 
 function(coconet_add_tsan_test)
-    if (NOT COCONET_TSAN_SUPPORTED)
-        cmake_parse_arguments(ARG "" "NAME" "" ${ARGN})
-        message(STATUS "CoCoNet: skipping TSAN test ${ARG_NAME}")
-        return()
-    endif ()
-    _coconet_add_catch_test(ON ${ARGN})
+    _coconet_add_sanitized_test(tsan ${ARGN})
+endfunction()
+
+function(coconet_add_asan_test)
+    _coconet_add_sanitized_test(asan ${ARGN})
 endfunction()
 
 # --- MPI tests ------------------------------------------------------------------

@@ -1,30 +1,130 @@
 #include "DFunc.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 
+#include "Analysis.h"
 #include "Error.h"
 
 namespace coconet {
 
 namespace {
 
+using Halide::Internal::Call;
+
 // Maps the identity of each placeholder Halide Function to its distributed
 // Func, so that passes can tell distributed calls from plain Halide calls. The
 // entries are strong: a definition refers to its callees only through Halide
 // Call nodes, so a callee's DFunc (an input made in a helper function, say)
-// must outlive every handle the user held. Distributed Funcs are small and
-// programs are built once, so they live until the process exits.
-std::mutex registry_mutex;
-std::map<const void *, std::shared_ptr<DFuncContents>> &registry() {
-    static auto *r = new std::map<const void *, std::shared_ptr<DFuncContents>>();
+// must outlive every handle the user held. What nothing reaches any more is
+// freed by collect(), run whenever the registry has doubled since the last
+// one, so that a process building programs again and again stays bounded.
+struct Registry {
+    std::mutex mutex;
+    std::map<const void *, std::shared_ptr<DFuncContents>> funcs;
+    size_t next_collection = Internal::dfunc_collection_threshold;
+};
+Registry &registry() {
+    static auto *r = new Registry();
     return *r;
 }
 std::atomic<uint64_t> next_serial{0};
 
 const void *identity(const Halide::Internal::Function &f) {
     return f.get_contents().get();
+}
+
+// The distributed Funcs a Func holds through its schedule and its collective.
+std::vector<DFuncContents *> held_by(const DFuncContents &f) {
+    std::vector<DFuncContents *> held;
+    for (const auto *p : {&f.sliced_part, &f.gathered, &f.fused_into}) {
+        if (*p) {
+            held.push_back(p->get());
+        }
+    }
+    if (f.collective && f.collective->source) {
+        held.push_back(f.collective->source.get());
+    }
+    return held;
+}
+
+// The placeholder Functions a definition calls.
+class CalledFunctions : public Halide::Internal::IRGraphVisitor {
+public:
+    std::vector<const void *> called;
+
+private:
+    using IRGraphVisitor::visit;
+
+    void visit(const Call *op) override {
+        IRGraphVisitor::visit(op);
+        if (op->call_type == Call::Halide) {
+            called.push_back(op->func.get());
+        }
+    }
+};
+
+// Frees the entries that no handle, Program or plan holds and no held entry
+// reaches (through its pointers or the calls of its definitions). An entry is
+// held from outside when it has more owners than the registry and the other
+// entries' pointers. Returns how many entries remain. Called with the lock.
+size_t collect(Registry &r) {
+    std::map<const DFuncContents *, long> owners_inside;
+    for (const auto &kv : r.funcs) {
+        owners_inside[kv.second.get()]++;
+        for (const DFuncContents *h : held_by(*kv.second)) {
+            owners_inside[h]++;
+        }
+    }
+    std::vector<DFuncContents *> pending;
+    std::set<const DFuncContents *> live;
+    for (const auto &kv : r.funcs) {
+        if (kv.second.use_count() > owners_inside[kv.second.get()]) {
+            pending.push_back(kv.second.get());
+            live.insert(kv.second.get());
+        }
+    }
+    while (!pending.empty()) {
+        DFuncContents *f = pending.back();
+        pending.pop_back();
+        std::vector<DFuncContents *> reached = held_by(*f);
+        if (f->func.defined()) {
+            CalledFunctions calls;
+            for (const auto &def : definitions_of(*f)) {
+                def.accept(&calls);
+            }
+            for (const void *callee : calls.called) {
+                auto it = r.funcs.find(callee);
+                if (it != r.funcs.end()) {
+                    reached.push_back(it->second.get());
+                }
+            }
+        }
+        for (DFuncContents *g : reached) {
+            if (live.insert(g).second) {
+                pending.push_back(g);
+            }
+        }
+    }
+    std::vector<std::shared_ptr<DFuncContents>> dead;
+    for (auto it = r.funcs.begin(); it != r.funcs.end();) {
+        if (live.count(it->second.get())) {
+            ++it;
+        } else {
+            dead.push_back(std::move(it->second));
+            it = r.funcs.erase(it);
+        }
+    }
+    // The dead may hold each other in cycles (a Func fused into the pass of
+    // its own all_gather): cut them.
+    for (const auto &f : dead) {
+        f->sliced_part = f->gathered = f->fused_into = nullptr;
+        f->collective.reset();
+    }
+    return r.funcs.size();
 }
 
 } // namespace
@@ -55,9 +155,10 @@ const char *to_string(ReduceOp op) {
 namespace Internal {
 
 std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    auto it = registry().find(identity(f));
-    return it == registry().end() ? nullptr : it->second;
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.funcs.find(identity(f));
+    return it == r.funcs.end() ? nullptr : it->second;
 }
 
 DFunc make_dfunc(const std::string &name, FuncKind kind, const Halide::Func &func) {
@@ -67,9 +168,25 @@ DFunc make_dfunc(const std::string &name, FuncKind kind, const Halide::Func &fun
     c->kind = kind;
     c->func = func.defined() ? func : Halide::Func(name);
     c->serial = next_serial++;
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    registry()[identity(c->func.function())] = c;
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.funcs[identity(c->func.function())] = c;
+    if (r.funcs.size() >= r.next_collection) {
+        r.next_collection = std::max(dfunc_collection_threshold, 2 * collect(r));
+    }
     return DFunc(c);
+}
+
+size_t registered_dfuncs() {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.funcs.size();
+}
+
+size_t collect_dfuncs() {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return collect(r);
 }
 
 } // namespace Internal

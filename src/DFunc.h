@@ -171,6 +171,17 @@ std::shared_ptr<DFuncContents> find_dfunc(const Halide::Internal::Function &f);
 // Makes a distributed Func of the given kind and registers it; its definition
 // is `func` if given (a schedule's rewrite), else a new Func named `name`.
 DFunc make_dfunc(const std::string &name, FuncKind kind, const Halide::Func &func = Halide::Func());
+// A distributed Func lives while a handle, a Program or a plan holds it, or a
+// live one reaches it (its definition calls it, its schedule or collective
+// refers to it). The registry frees the others whenever it has doubled since
+// the last collection and holds at least this many. A collection reads every
+// live Func's definitions, so distributed Funcs are defined on one thread at a
+// time.
+constexpr size_t dfunc_collection_threshold = 256;
+// How many distributed Funcs are registered (live, or not collected yet).
+size_t registered_dfuncs();
+// Frees the distributed Funcs nothing reaches any more; returns how many remain.
+size_t collect_dfuncs();
 } // namespace Internal
 
 } // namespace coconet

@@ -5,13 +5,22 @@
 // random shapes, sliced dimensions, ops and rank counts all equal the
 // unscheduled reference: bit for bit, and within 1e-5 on the ring (which adds
 // up in a rotation of rank order).
-// COCONET_FUZZ_ITERATIONS sets the number of programs (CI: a fixed seed and a
-// few dozen; locally, as many as you like); COCONET_FUZZ_SEED the seed.
+// Case k of seed s draws from its own generator, seeded with (s, k), so that
+// any case reruns alone. The environment sets the cases run:
+//   COCONET_FUZZ_SEED        the seed (default 2026), or "commit": the first 32
+//                            bits of the source tree's git commit, so that CI
+//                            tries new schedules on every commit;
+//   COCONET_FUZZ_FIRST       the first case (default 0);
+//   COCONET_FUZZ_ITERATIONS  how many (default 24).
+// scripts/fuzz_nightly.sh runs thousands.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include "TestUtil.h"
 
@@ -23,6 +32,41 @@ namespace {
 int env_int(const char *name, int fallback) {
     const char *v = std::getenv(name);
     return v ? std::atoi(v) : fallback;
+}
+
+// The source tree's git commit (COCONET_SOURCE_DIR), or "" outside a checkout.
+std::string source_commit() {
+    std::string commit;
+    if (FILE *git = popen("git -C \"" COCONET_SOURCE_DIR "\" rev-parse HEAD 2>/dev/null", "r")) {
+        char line[64] = {0};
+        if (std::fgets(line, sizeof(line), git)) {
+            commit = line;
+        }
+        if (pclose(git) != 0) {
+            commit.clear();
+        }
+    }
+    return commit.substr(0, commit.find_first_not_of("0123456789abcdef"));
+}
+
+const uint32_t fixed_seed = 2026;
+
+uint32_t fuzz_seed() {
+    const char *v = std::getenv("COCONET_FUZZ_SEED");
+    if (!v) {
+        return fixed_seed;
+    }
+    if (std::string(v) != "commit") {
+        return (uint32_t)std::strtoul(v, nullptr, 0);
+    }
+    const std::string commit = source_commit();
+    if (commit.size() < 8) {
+        std::cout << "test_fuzz: no git commit in " << COCONET_SOURCE_DIR
+                  << "; the fixed seed instead\n";
+        return fixed_seed;
+    }
+    std::cout << "test_fuzz: seed from commit " << commit << "\n";
+    return (uint32_t)std::stoul(commit.substr(0, 8), nullptr, 16);
 }
 
 struct Drawn {
@@ -119,11 +163,19 @@ Drawn draw(std::mt19937 &rng) {
 } // namespace
 
 TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
+    const uint32_t seed = fuzz_seed();
+    const int first = env_int("COCONET_FUZZ_FIRST", 0);
     const int iterations = env_int("COCONET_FUZZ_ITERATIONS", 24);
-    std::mt19937 rng(env_int("COCONET_FUZZ_SEED", 2026));
-    for (int k = 0; k < iterations; k++) {
+    std::cout << "test_fuzz: seed " << seed << ", cases " << first << " to "
+              << first + iterations - 1 << "; rerun case k alone with COCONET_FUZZ_SEED=" << seed
+              << " COCONET_FUZZ_FIRST=k COCONET_FUZZ_ITERATIONS=1 build/test/test_fuzz"
+              << std::endl;
+    for (int k = first; k < first + iterations; k++) {
+        std::seed_seq case_seed{seed, (uint32_t)k};
+        std::mt19937 rng(case_seed);
         Drawn d = draw(rng);
-        INFO("case " << k << ": " << d.description << ", " << d.ranks << " ranks");
+        INFO("seed " << seed << ", case " << k << ": " << d.description << ", " << d.ranks
+                     << " ranks");
         auto inputs = make_inputs(d.program, d.ranks, 100 + k);
         auto outputs = JitProgram(d.program).run_threads(d.ranks, inputs, 5.0);
         auto expected = Reference(d.program).run(d.ranks, inputs);
