@@ -175,7 +175,11 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
 }
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {
-    coconet_user_assert(comm) << "Program " << lowered_.program.name() << ": null communicator.";
+    // Checked against the live communicators, never read when destroyed.
+    coconet_user_assert(coconet_comm_valid(comm))
+        << "Program " << lowered_.program.name() << ": "
+        << (comm ? "the communicator does not exist (destroyed, or not a communicator)."
+                 : "null communicator.");
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     const Program &program = lowered_.program;
     const Analysis &a = lowered_.analysis;

@@ -102,17 +102,20 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
         coconet_user_assert(b.dimensions() == (int)box.size())
             << "Program " << program.name() << ", rank " << rank << ": input " << in.name()
             << " has " << b.dimensions() << " dimensions, expected " << box.size() << ".";
-        bool same_extents = true, same_mins = true;
+        bool same_extents = true, same_mins = true, at_zero = true;
         for (size_t d = 0; d < box.size(); d++) {
             same_extents &= b.dim(d).extent() == box[d].extent();
             same_mins &= b.dim(d).min() == box[d].begin;
+            at_zero &= b.dim(d).min() == 0;
         }
-        coconet_user_assert(same_extents)
+        // Any other min is a box of the wrong place, not a shifted copy of it.
+        coconet_user_assert(same_extents && (same_mins || at_zero))
             << "Program " << program.name() << ", rank " << rank << " of " << world_size
             << ": input " << in.name() << " is " << info.layout.to_string()
             << " with global extents " << box_string(rank_region(Replicated(), info.extents, 0, 1))
             << ", so this rank must pass the box " << box_string(box) << ", but its buffer is "
-            << box_string(*b.raw_buffer()) << ".";
+            << box_string(*b.raw_buffer()) << " (a buffer whose mins are all 0 is taken as the "
+            << "rank's box).";
         if (!same_mins) {
             for (size_t d = 0; d < box.size(); d++) {
                 b.translate((int)d, (int)box[d].begin - b.dim(d).min());

@@ -70,9 +70,10 @@ struct AotError {
     std::string message;
 };
 
-std::string type_name(int code, int bits) {
+std::string type_name(int code, int bits, int lanes = 1) {
     static const char *names[] = {"int", "uint", "float", "handle", "bfloat"};
-    return std::string(code >= 0 && code < 5 ? names[code] : "type") + std::to_string(bits);
+    return std::string(code >= 0 && code < 5 ? names[code] : "type") + std::to_string(bits) +
+           (lanes != 1 ? "x" + std::to_string(lanes) : "");
 }
 
 std::string layout_name(const coconet_value_info &v) {
@@ -179,14 +180,20 @@ private:
             fail(COCONET_ERR_INVALID, what + ": the buffer is NULL");
         }
         if (b->type.code != vi.type_code || b->type.bits != vi.type_bits || b->type.lanes != 1) {
-            fail(COCONET_ERR_INVALID,
-                 what + ": the buffer holds " + type_name(b->type.code, b->type.bits));
+            fail(COCONET_ERR_INVALID, what + ": the buffer holds " +
+                                          type_name(b->type.code, b->type.bits, b->type.lanes));
         }
         if (b->dimensions != vi.dims) {
             fail(COCONET_ERR_INVALID, what + ": the buffer has " + std::to_string(b->dimensions) +
                                           " dimensions, the value " + std::to_string(vi.dims));
         }
+        if (vi.dims > 0 && !b->dim) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer's dim array is NULL");
+        }
         check_layout(what, b);
+        if (i >= p_.ninputs) {
+            check_no_self_overlap(what, b);
+        }
         int32_t min[4], extent[4], got_min[4], got_extent[4];
         box(v, min, extent);
         bool at_zero = true, same = true, same_extents = true;
@@ -236,9 +243,10 @@ private:
 
     // Memory the steps can address: extents >= 0, positive strides (Halide
     // takes others, the runtime's copies do not), a byte span that fits in
-    // 64 bits, and host memory (or a device allocation) behind a non-empty
-    // box: a buffer with neither is a bounds query to Halide, which would
-    // return without computing anything.
+    // 64 bits, and host memory behind a non-empty box: a buffer without is a
+    // bounds query to Halide, which would return without computing anything,
+    // and the runtime's passes and copies read and write host memory even
+    // where a pipeline runs on a device.
     void check_layout(const std::string &what, const halide_buffer_t *b) const {
         int64_t span = 1;
         bool empty = false;
@@ -264,9 +272,41 @@ private:
         if (__builtin_mul_overflow(span, (int64_t)b->type.bytes(), &bytes)) {
             fail(COCONET_ERR_INVALID, what + ": the buffer's byte size overflows 64 bits");
         }
-        if (!empty && !b->host && !b->device) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer has no memory (host is NULL and it "
-                                             "has no device allocation)");
+        if (!empty && !b->host) {
+            fail(COCONET_ERR_INVALID,
+                 what + (b->device ? ": the buffer has no memory (host is NULL; a device "
+                                     "allocation alone is not enough, the runtime reads and "
+                                     "writes host memory)"
+                                   : ": the buffer has no memory (host is NULL and it has no "
+                                     "device allocation)"));
+        }
+        if (b->device && !b->device_interface) {
+            fail(COCONET_ERR_INVALID, what + ": the buffer has a device allocation but no "
+                                             "device_interface");
+        }
+    }
+
+    // An output whose elements share memory (a stride smaller than the span
+    // of the dimensions inside it) would hold whichever write came last.
+    void check_no_self_overlap(const std::string &what, const halide_buffer_t *b) const {
+        std::vector<int> dims;
+        for (int d = 0; d < b->dimensions; d++) {
+            if (b->dim[d].extent > 1) {
+                dims.push_back(d);
+            }
+        }
+        std::sort(dims.begin(), dims.end(),
+                  [&](int x, int y) { return b->dim[x].stride < b->dim[y].stride; });
+        for (size_t k = 1; k < dims.size(); k++) {
+            const halide_dimension_t &inner = b->dim[dims[k - 1]], &outer = b->dim[dims[k]];
+            if ((int64_t)outer.stride < (int64_t)inner.stride * inner.extent) {
+                fail(COCONET_ERR_INVALID, what + ": dimensions " + std::to_string(dims[k - 1]) +
+                                              " and " + std::to_string(dims[k]) +
+                                              " overlap (stride " + std::to_string(outer.stride) +
+                                              " < " + std::to_string(inner.stride) + " x " +
+                                              std::to_string(inner.extent) +
+                                              "); an output's elements may not share memory");
+            }
         }
     }
 
@@ -710,47 +750,60 @@ int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_ste
     return coconet_fused_sources(comm, step->pass.path, count);
 }
 
-void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
-                     int32_t *extent) {
+int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
+                    int32_t *extent) {
+    std::string problem;
+    if (!p || !min || !extent) {
+        problem = std::string(!p ? "the program table" : !min ? "min" : "extent") + " is NULL";
+    } else if (arg < 0 || arg >= p->ninputs + p->noutputs) {
+        problem = std::string(p->name) + " has arguments 0.." +
+                  std::to_string(p->ninputs + p->noutputs - 1) + ", not " + std::to_string(arg);
+    } else if (size < 1 || rank < 0 || rank >= size) {
+        problem = "rank " + std::to_string(rank) + " of " + std::to_string(size) +
+                  " is not a rank of a world (0 <= rank < size)";
+    }
+    if (!problem.empty()) {
+        return coconet_rt::fail(nullptr, COCONET_ERR_INVALID, "coconet_arg_box: " + problem);
+    }
     coconet_value_box(&p->values[p->args[arg]], rank, size, min, extent);
+    return COCONET_OK;
 }
 
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     halide_buffer_t *const *args) {
+    // Without a live communicator the message goes to coconet_comm_last_error(NULL).
     if (!p) {
-        std::fprintf(stderr, "coconet_aot_run: the program table is NULL\n");
-        return COCONET_ERR_INVALID;
+        return coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                                "coconet_aot_run: the program table is NULL");
     }
     if (!comm) {
-        std::fprintf(stderr,
-                     "%s: the communicator is NULL. Create one with "
-                     "coconet_threads_world_comm()%s.\n",
-                     p->name,
-                     coconet_mpi_available()
-                         ? " or coconet_mpi_comm_create()"
-                         : " (this runtime was built without MPI, so there is no MPI backend)");
-        return COCONET_ERR_INVALID;
+        return coconet_rt::fail(
+            comm, COCONET_ERR_INVALID,
+            std::string(p->name) +
+                ": the communicator is NULL. Create one with coconet_threads_world_comm()" +
+                (coconet_mpi_available()
+                     ? " or coconet_mpi_comm_create()"
+                     : " (this runtime was built without MPI, so there is no MPI backend)"));
     }
     if (!coconet_rt::is_live_comm(comm)) {
-        std::fprintf(stderr,
-                     "%s: the communicator %p does not exist (destroyed, or not a "
-                     "communicator)\n",
-                     p->name, (const void *)comm);
-        return COCONET_ERR_INVALID;
+        std::ostringstream pointer;
+        pointer << (const void *)comm;
+        return coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                                std::string(p->name) + ": the communicator " + pointer.str() +
+                                    " does not exist (destroyed, or not a communicator)");
     }
     if (p->version != COCONET_AOT_VERSION || p->size != sizeof(coconet_aot_program)) {
-        const std::string message =
-            std::string("coconet_aot_run: the library's table has version ") +
-            std::to_string(p->version) + " (" + std::to_string(p->size) +
-            " bytes), this runtime reads version " + std::to_string(COCONET_AOT_VERSION) + " (" +
-            std::to_string(sizeof(coconet_aot_program)) +
-            " bytes); rebuild the library with this CoCoNet's generator driver";
-        coconet_comm_set_error(comm, message.c_str());
-        return COCONET_ERR_INVALID;
+        return comm->fail(COCONET_ERR_INVALID,
+                          std::string("coconet_aot_run: the library's table has version ") +
+                              std::to_string(p->version) + " (" + std::to_string(p->size) +
+                              " bytes), this runtime reads version " +
+                              std::to_string(COCONET_AOT_VERSION) + " (" +
+                              std::to_string(sizeof(coconet_aot_program)) +
+                              " bytes); rebuild the library with this CoCoNet's generator driver");
     }
     if (!args) {
-        comm->fail(COCONET_ERR_INVALID, std::string(p->name) + ": the argument array is NULL");
-        return COCONET_ERR_INVALID;
+        return comm->fail(COCONET_ERR_INVALID,
+                          std::string(p->name) + ": the argument array is NULL");
     }
     // A failing rank aborts the communicator, so that peers waiting for it
     // fail at once (threads) or at their next call (MPI) instead of at the

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
 
 namespace {
 
@@ -20,6 +21,18 @@ std::mutex &live_mutex() {
 std::set<const void *> &live_comms() {
     static auto *s = new std::set<const void *>();
     return *s;
+}
+
+// The last failure of a call on this thread that had no communicator to
+// record it on (NULL or destroyed): coconet_comm_last_error(NULL) reads it.
+struct OrphanError {
+    int code = COCONET_OK;
+    std::string message;
+};
+
+OrphanError &orphan_error() {
+    thread_local OrphanError e;
+    return e;
 }
 
 } // namespace
@@ -61,6 +74,15 @@ namespace coconet_rt {
 bool is_live_comm(const void *p) {
     std::lock_guard<std::mutex> lock(live_mutex());
     return live_comms().count(p) > 0;
+}
+
+int fail(coconet_comm *comm, int code, const std::string &message) {
+    if (is_live_comm(comm)) {
+        return comm->fail(code, message);
+    }
+    orphan_error() = OrphanError{code, message};
+    std::fprintf(stderr, "coconet: %s\n", message.c_str());
+    return code;
 }
 
 double initial_timeout(double requested) {
@@ -126,12 +148,17 @@ double coconet_comm_timeout(const coconet_comm *comm) {
     return comm->timeout;
 }
 
+int coconet_comm_valid(const coconet_comm *comm) {
+    return coconet_rt::is_live_comm(comm);
+}
+
 const char *coconet_comm_last_error(const coconet_comm *comm) {
-    return comm->last_error.c_str();
+    return coconet_rt::is_live_comm(comm) ? comm->last_error.c_str()
+                                          : orphan_error().message.c_str();
 }
 
 int coconet_comm_last_error_code(const coconet_comm *comm) {
-    return comm->last_error_code;
+    return coconet_rt::is_live_comm(comm) ? comm->last_error_code : orphan_error().code;
 }
 
 int coconet_barrier(coconet_comm *comm, const char *what) {

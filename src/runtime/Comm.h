@@ -18,6 +18,9 @@ constexpr int kNumKinds = COCONET_FUSED + 1;
 // construction to destruction): Halide's error handler receives the
 // user_context of any pipeline, ours or not.
 bool is_live_comm(const void *p);
+// comm->fail when comm is live; otherwise records the failure for
+// coconet_comm_last_error(NULL) on this thread and prints it.
+int fail(coconet_comm *comm, int code, const std::string &message);
 // The longest timeout (a day): a larger one is a hang by another name.
 constexpr double kMaxTimeout = 86400.0;
 // The timeout a communicator starts with: COCONET_TIMEOUT_S when it is a

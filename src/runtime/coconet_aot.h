@@ -128,9 +128,11 @@ typedef struct {
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then
-// outputs): see coconet_value_box.
-void coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
-                     int32_t *extent);
+// outputs): see coconet_value_box. Returns 0, or COCONET_ERR_INVALID for a
+// NULL pointer, an argument or rank out of range (the message in
+// coconet_comm_last_error(NULL)).
+int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
+                    int32_t *extent);
 
 // How many sources the kernel of fused step `step` gets on `comm`
 // (coconet_fused_sources for its group; 0 for a pass with nothing to reduce).
@@ -139,8 +141,9 @@ int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_ste
 // Runs the program on this rank. args[i] is argument i: this rank's box of it
 // in global coordinates (a buffer whose min is 0 in every dimension is taken
 // as starting at the box's min). Returns 0, or an error code with the message
-// in coconet_comm_last_error(comm) (on stderr when comm is NULL); a failure
-// aborts the communicator (coconet_comm_abort), so that peers stop too.
+// in coconet_comm_last_error(comm) (coconet_comm_last_error(NULL) when comm
+// is NULL or destroyed); a failure aborts the communicator
+// (coconet_comm_abort), so that peers stop too.
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     struct halide_buffer_t *const *args);
 

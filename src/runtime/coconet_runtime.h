@@ -78,11 +78,19 @@ int coconet_comm_local_ranks(const coconet_comm *comm);
 // day (kept there), non-positive or non-finite values are ignored.
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds);
 double coconet_comm_timeout(const coconet_comm *comm);
+// 1 when comm is a communicator that exists now: not NULL, created and not yet
+// destroyed (checked against a registry, without reading *comm). A destroyed
+// communicator may be passed only to this, coconet_aot_run,
+// coconet_comm_last_error and coconet_comm_last_error_code; the other calls
+// read it.
+int coconet_comm_valid(const coconet_comm *comm);
 // The message of the last failed call on this communicator ("" if none).
+// For a NULL or destroyed comm: of the last call on this thread that failed
+// without a communicator to record it on (such as coconet_aot_run given one).
 const char *coconet_comm_last_error(const coconet_comm *comm);
 // The code (COCONET_ERR_*) of the last failed call on this communicator (0 if
 // none), so that callers can tell a timeout from a failed peer or a bad
-// argument without reading the message.
+// argument without reading the message; NULL or destroyed: as above.
 int coconet_comm_last_error_code(const coconet_comm *comm);
 int coconet_barrier(coconet_comm *comm, const char *what);
 // Marks the job failed: this rank's later operations fail with
