@@ -138,6 +138,10 @@ int coconet_comm_local_ranks(const coconet_comm *comm) {
     return comm->local_ranks;
 }
 
+int coconet_comm_deterministic(const coconet_comm *comm) {
+    return comm->deterministic() ? 1 : 0;
+}
+
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds) {
     if (seconds > 0 && std::isfinite(seconds)) {
         comm->timeout = std::min(seconds, coconet_rt::kMaxTimeout);

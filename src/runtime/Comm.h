@@ -42,6 +42,9 @@ struct coconet_comm {
     // inputs available as op.peer_inputs, compute this rank's output, and keep
     // this rank's input readable until the peers that read it are done.
     virtual int run(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out) = 0;
+    // Whether reductions combine ranks in group-rank order (see
+    // coconet_comm_deterministic).
+    virtual bool deterministic() const { return true; }
     // The path a fused call asking for `requested` takes on this backend.
     virtual coconet_fused_path fused_path(int requested) const = 0;
     // Runs a fused reduce-scatter on this rank (a group member, call checked).

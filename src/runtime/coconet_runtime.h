@@ -74,6 +74,14 @@ const char *coconet_comm_backend(const coconet_comm *comm); // "threads", "mpi" 
 // How many ranks of this communicator's world run in this process (threads:
 // all of them; MPI: one): they share the process's Halide thread pool.
 int coconet_comm_local_ranks(const coconet_comm *comm);
+// 1 when this communicator's reductions combine the ranks' values in group-rank
+// order, as the compiler's reference does, so that floating-point results are
+// bit-identical to it (threads; MPI with COCONET_MPI_COLLECTIVES=deterministic).
+// 0 when the collective library picks the order (MPI's own collectives, the
+// MPI default; NCCL): sums and products then equal the reference within
+// rounding (a relative 1e-5 per reduction for float), min, max and integer
+// reductions exactly.
+int coconet_comm_deterministic(const coconet_comm *comm);
 // Seconds a wait may last before it fails naming the missing ranks; at most a
 // day (kept there), non-positive or non-finite values are ignored.
 void coconet_comm_set_timeout(coconet_comm *comm, double seconds);

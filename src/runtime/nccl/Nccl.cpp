@@ -148,6 +148,8 @@ struct NcclComm : coconet_comm {
     }
 
     const char *backend() const override { return "nccl"; }
+    // NCCL picks the reduction order (rings, trees).
+    bool deterministic() const override { return false; }
 
     int barrier(const char *what) override {
         int32_t one = 0;
