@@ -7,7 +7,10 @@
 //
 // --path sets COCONET_FUSED_PATH for the fused schedules. The ring adds up
 // the gradients in a rotation of rank order, so their results may differ from
-// the reference in the last bits: they are checked to 1e-5 there.
+// the reference in the last bits: they are checked to 1e-5 there, as are
+// float sums under MPI's own collectives (COCONET_MPI_COLLECTIVES=native, the
+// default), which add up in an order of their own.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,7 +60,8 @@ int main(int argc, char **argv) {
             std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
             const double err = max_abs_diff({mine}, {expected[rank]});
             const bool rotated = ring && app.fused;
-            const bool ok = err <= (rotated ? 1e-5 : app.tolerance);
+            const bool ok =
+                err <= std::max({rotated ? 1e-5 : 0.0, app.tolerance, reference_tolerance(comm)});
             failures += ok ? 0 : 1;
             std::printf("[%s] rank %d of %d: %s max error %g\n", ok ? "PASS" : "FAIL", rank, size,
                         app.name.c_str(), err);

@@ -6,7 +6,10 @@
 #   coconet_add_tsan_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
 #   coconet_add_asan_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
 #   coconet_add_mpi_test(NAME n COMMAND <target> NP k LABELS ... [TIMEOUT s] [ARGS ...]
+#                        [ENV VAR=value ...] [COLLECTIVES native|deterministic ...]
 #                        [PASS_REGULAR_EXPRESSION re] [WILL_FAIL])
+#       COLLECTIVES adds the test once per path of COCONET_MPI_COLLECTIVES, the
+#       deterministic one named n_det; without it the default (native) runs.
 #
 # Variables: COCONET_SANITIZERS (the supported ones of tsan, asan), COCONET_TSAN_SUPPORTED,
 #            COCONET_ASAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
@@ -147,7 +150,7 @@ endif ()
 
 function(coconet_add_mpi_test)
     cmake_parse_arguments(ARG "WILL_FAIL" "NAME;COMMAND;NP;TIMEOUT;PASS_REGULAR_EXPRESSION"
-                          "LABELS;ARGS" ${ARGN})
+                          "LABELS;ARGS;ENV;COLLECTIVES" ${ARGN})
     if (NOT ARG_NAME OR NOT ARG_COMMAND OR NOT ARG_NP)
         message(FATAL_ERROR "coconet_add_mpi_test: NAME, COMMAND and NP are required")
     endif ()
@@ -158,21 +161,35 @@ function(coconet_add_mpi_test)
     if (NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT ${COCONET_DEFAULT_TEST_TIMEOUT})
     endif ()
-    add_test(NAME ${ARG_NAME}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${COCONET_MPIEXEC_FLAGS} ${COCONET_MPIEXEC_NUMPROC_FLAG} ${ARG_NP}
-                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${ARG_COMMAND}> ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
     set(labels ${ARG_LABELS} mpi)
     list(REMOVE_DUPLICATES labels)
-    set_tests_properties(${ARG_NAME} PROPERTIES
-        TIMEOUT ${ARG_TIMEOUT}
-        LABELS "${labels}"
-        PROCESSORS ${ARG_NP}
-        ENVIRONMENT "OMPI_MCA_btl_vader_single_copy_mechanism=none")
-    if (ARG_PASS_REGULAR_EXPRESSION)
-        set_tests_properties(${ARG_NAME} PROPERTIES
-            PASS_REGULAR_EXPRESSION "${ARG_PASS_REGULAR_EXPRESSION}")
+    if (NOT ARG_COLLECTIVES)
+        set(ARG_COLLECTIVES default)
     endif ()
-    if (ARG_WILL_FAIL)
-        set_tests_properties(${ARG_NAME} PROPERTIES WILL_FAIL ON)
-    endif ()
+    foreach (path IN LISTS ARG_COLLECTIVES)
+        set(name ${ARG_NAME})
+        set(env OMPI_MCA_btl_vader_single_copy_mechanism=none ${ARG_ENV})
+        if (path STREQUAL "deterministic")
+            set(name ${ARG_NAME}_det)
+        endif ()
+        if (NOT path STREQUAL "default")
+            list(APPEND env COCONET_MPI_COLLECTIVES=${path})
+        endif ()
+        add_test(NAME ${name}
+                 COMMAND ${MPIEXEC_EXECUTABLE} ${COCONET_MPIEXEC_FLAGS} ${COCONET_MPIEXEC_NUMPROC_FLAG}
+                         ${ARG_NP} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${ARG_COMMAND}>
+                         ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+        set_tests_properties(${name} PROPERTIES
+            TIMEOUT ${ARG_TIMEOUT}
+            LABELS "${labels}"
+            PROCESSORS ${ARG_NP}
+            ENVIRONMENT "${env}")
+        if (ARG_PASS_REGULAR_EXPRESSION)
+            set_tests_properties(${name} PROPERTIES
+                PASS_REGULAR_EXPRESSION "${ARG_PASS_REGULAR_EXPRESSION}")
+        endif ()
+        if (ARG_WILL_FAIL)
+            set_tests_properties(${name} PROPERTIES WILL_FAIL ON)
+        endif ()
+    endforeach ()
 endfunction()

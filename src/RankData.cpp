@@ -226,4 +226,8 @@ std::vector<std::string> replicated_mismatches(const Program &program,
     return bad;
 }
 
+double reference_tolerance(const coconet_comm *comm) {
+    return comm && !coconet_comm_deterministic(comm) ? 1e-5 : 0.0;
+}
+
 } // namespace coconet

@@ -10,6 +10,7 @@
 
 #include "Analysis.h"
 #include "Partition.h"
+#include "coconet_runtime.h"
 
 namespace coconet {
 
@@ -33,6 +34,13 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
 // Largest absolute difference between two runs' outputs over all ranks and
 // outputs; throws if their shapes differ.
 double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b);
+
+// The largest difference from the reference a run on `comm` may show: 0 where
+// it reduces in group-rank order as the reference does (threads; MPI with
+// COCONET_MPI_COLLECTIVES=deterministic), else 1e-5, because MPI's own
+// reductions add float sums and products up in an order of their own. Min,
+// max and integer results are exact on every path; an integer error is >= 1.
+double reference_tolerance(const coconet_comm *comm);
 
 // Names of the Replicated outputs whose copies differ between the ranks that
 // hold them (bitwise); empty when all agree.

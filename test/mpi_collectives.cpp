@@ -96,6 +96,11 @@ int main() {
         return 2;
     }
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    const double tolerance = reference_tolerance(comm);
+    if (rank == 0) {
+        std::printf("[path] %s (tolerance %g)\n",
+                    coconet_comm_deterministic(comm) ? "deterministic" : "native", tolerance);
+    }
     int failures = 0;
     for (const Case &c : cases()) {
         if (size < c.min_ranks) {
@@ -107,9 +112,9 @@ int main() {
         RankBuffers mine = jit.run_rank(comm, inputs[rank]);
         std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
         const double err = max_abs_diff({mine}, {expected[rank]});
-        failures += err == 0 ? 0 : 1;
-        std::printf("[%s] rank %d of %d: %s max error %g\n", err == 0 ? "PASS" : "FAIL", rank, size,
-                    c.name.c_str(), err);
+        failures += err <= tolerance ? 0 : 1;
+        std::printf("[%s] rank %d of %d: %s max error %g\n", err <= tolerance ? "PASS" : "FAIL",
+                    rank, size, c.name.c_str(), err);
     }
     coconet_mpi_comm_destroy(comm);
     coconet_mpi_finalize();

@@ -118,6 +118,28 @@ bool is_dense(const halide_buffer_t *b) {
     return true;
 }
 
+bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset) {
+    *offset = 0;
+    if (box.empty()) {
+        return true;
+    }
+    if (!is_dense(b) || !box_of(b).contains(box)) {
+        return false;
+    }
+    // Below the outermost dimension the box spans, it must span b entirely.
+    int outer = box.dims - 1;
+    while (outer > 0 && box.extent[outer] == 1) {
+        outer--;
+    }
+    for (int d = 0; d < outer; d++) {
+        if (box.extent[d] != b->dim[d].extent) {
+            return false;
+        }
+    }
+    *offset = (element_address(b, box.min) - b->host) / b->type.bytes();
+    return true;
+}
+
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box) {
     const int bytes = src->type.bytes();
     const int64_t ss = src->dimensions > 0 ? src->dim[0].stride : 1;

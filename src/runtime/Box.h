@@ -46,6 +46,10 @@ struct BufferView {
 // stride the product of the extents below (dimensions of extent 1 or 0 aside).
 bool is_dense(const halide_buffer_t *b);
 
+// Whether b holds `box` and its elements lie one after another in b's memory
+// in box order, b being dense: so that a message can read or write them
+// in place. *offset: the first one's index from b->host, in elements.
+bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset);
 // Copies the elements of `box` from src to dst (both hold it).
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);
 

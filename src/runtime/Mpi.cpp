@@ -1,15 +1,18 @@
-// MPI backend: one rank per process over MPI_COMM_WORLD, point-to-point only
-// for collectives (groups are subsets of ranks, no communicator splits). Each
-// rank sends every peer that reads its input the part that peer can use (the
-// sender's input box intersected with the receiver's largest output), packed;
-// the receiver reads the packed parts as buffers in global coordinates and
-// computes its output with the same code as the threads backend. ALL_REDUCE is
-// a reduce-scatter then an all-gather by blocks, still reducing in group-rank
-// order. Fused reduce-scatters take a ring of messages, or on one node a
-// shared-memory window per group (the only communicators created, by the
-// group's ranks alone, once every member is known to be in the same call).
-// Non-blocking calls polled against the timeout: a missing peer is an error
-// naming it, never a hang. Compiled to stubs without COCONET_HAS_MPI.
+// MPI backend: one rank per process over MPI_COMM_WORLD. Unfused collectives
+// run on MPI's own non-blocking collectives over a communicator per rank group
+// (created once, by the group's ranks alone, and cached), polled against the
+// timeout so that a missing peer is an error naming it, never a hang. Two
+// paths (COCONET_MPI_COLLECTIVES): `native` (default) hands reductions to
+// MPI_Iallreduce / MPI_Ireduce_scatter / MPI_Ireduce and gathers to
+// MPI_Iallgatherv / MPI_Ibcast, in the order MPI picks; `deterministic` moves
+// data with MPI_Ialltoallv only and reduces in group-rank order here, bit for
+// bit the reference. Every call is first checked: each member sends the others
+// its call's signature, so that different calls fail naming the rank and a
+// rank that never comes is named before any collective is posted. Data is
+// read and written in the caller's buffers where it lies contiguously, packed
+// otherwise. SEND_RECV (two groups) is point-to-point. Fused reduce-scatters
+// take a ring of messages, or on one node a shared-memory window over the
+// group's communicator. Compiled to stubs without COCONET_HAS_MPI.
 #include <cstdio>
 
 #include "Comm.h"
@@ -98,13 +101,13 @@ using Parts = std::vector<std::unique_ptr<PackedBox>>;
 // The box a rank sends to / receives from peer q; an empty box means nothing.
 using BoxFor = std::function<Box(int q)>;
 
-// What a group member tells the others before a fused call moves any data:
-// the call (hashed where it is long) and the path this rank resolved, so that
+// What a group member tells the others before a call moves any data: the
+// call (hashed where it is long) and the path this rank resolved, so that
 // every member can tell whether all made the same call.
 struct FusedSignature {
     int64_t name_hash, op, dim, nsplit, group, dims, n[4], nout, outs_hash, type_code, type_bits;
     int64_t path;  // last: compared apart, for a message of its own
-    char name[64]; // for messages (the hash is compared)
+    char name[64]; // "all_reduce 'g'", for messages (the hash is compared)
 
     bool same_call(const FusedSignature &o) const {
         return std::memcmp(this, &o, offsetof(FusedSignature, path)) == 0;
@@ -145,12 +148,213 @@ FusedSignature fused_signature(const FusedPlan &plan, coconet_fused_path path) {
     s.outs_hash = (int64_t)outs_hash;
     s.type_code = c.src ? c.src->type.code : -1, s.type_bits = c.src ? c.src->type.bits : 0;
     s.path = path;
-    std::strncpy(s.name, c.name ? c.name : "", sizeof(s.name) - 1);
+    std::snprintf(s.name, sizeof(s.name), "fused reduce_scatter '%s'", c.name ? c.name : "");
+    return s;
+}
+
+// Paths of unfused calls in a signature (fused calls use coconet_fused_path).
+constexpr int64_t kNativePath = 10, kDeterministicPath = 11;
+
+// An unfused call's signature: the fields Op::same_call compares.
+FusedSignature op_signature(const Op &op, int64_t path) {
+    FusedSignature s;
+    std::memset(&s, 0, sizeof(s));
+    uint64_t name_hash = 1469598103934665603ull, detail = name_hash;
+    for (const char c : op.name) {
+        name_hash = fnv1a(name_hash, (uint8_t)c);
+    }
+    if (op.chunk_dim >= 0) {
+        name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)op.chunk_dim), (uint64_t)op.chunk_min),
+                          (uint64_t)op.chunk_extent);
+    }
+    const bool reduces = op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_REDUCE_SCATTER ||
+                         op.kind == COCONET_REDUCE;
+    const bool rooted = op.kind == COCONET_BROADCAST || op.kind == COCONET_REDUCE;
+    s.name_hash = (int64_t)name_hash;
+    s.op = reduces ? op.red : 0;
+    s.dim = op.kind == COCONET_ALL_REDUCE || rooted ? 0 : op.dim;
+    s.nsplit = op.nsplit, s.group = op.src.index, s.dims = op.dims;
+    for (int d = 0; d < op.dims; d++) {
+        s.n[d] = op.n[d];
+    }
+    s.nout = -1 - op.kind; // never a fused call's count of outputs
+    detail = fnv1a(fnv1a(detail, op.kind == COCONET_ALL_TO_ALL ? op.concat_dim : 0),
+                   rooted ? op.root : 0);
+    s.outs_hash = (int64_t)detail;
+    s.type_code = -1; // the buffers' types are checked against the reference's own
+    s.path = path;
+    std::snprintf(s.name, sizeof(s.name), "%s", op.what().c_str());
     return s;
 }
 
 const char *path_name(int64_t path) {
-    return path == COCONET_PATH_RING ? "ring" : "direct";
+    switch (path) {
+    case COCONET_PATH_RING: return "ring";
+    case kNativePath: return "native";
+    case kDeterministicPath: return "deterministic";
+    default: return "direct";
+    }
+}
+
+// Whether unfused collectives take MPI's own reductions (COCONET_MPI_COLLECTIVES
+// unset or `native`) or the rank-order path (`deterministic`).
+bool native_from_env() {
+    const char *v = std::getenv("COCONET_MPI_COLLECTIVES");
+    if (!v || !*v || std::strcmp(v, "native") == 0) {
+        return true;
+    }
+    if (std::strcmp(v, "deterministic") == 0) {
+        return false;
+    }
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+        std::fprintf(stderr,
+                     "coconet: COCONET_MPI_COLLECTIVES='%s' is neither 'native' nor "
+                     "'deterministic'; using 'native'\n",
+                     v);
+    }
+    return true;
+}
+
+// MPI's type for moving elements of `bytes` bytes, with no arithmetic on them.
+MPI_Datatype word_type(int bytes) {
+    switch (bytes) {
+    case 1: return MPI_UINT8_T;
+    case 2: return MPI_UINT16_T;
+    case 4: return MPI_UINT32_T;
+    default: return MPI_UINT64_T;
+    }
+}
+
+// MPI's type for reducing elements of t (a supported type).
+MPI_Datatype arith_type(const halide_type_t &t) {
+    if (t.code == halide_type_float) {
+        return t.bits == 32 ? MPI_FLOAT : MPI_DOUBLE;
+    }
+    const bool is_signed = t.code == halide_type_int;
+    switch (t.bits) {
+    case 8: return is_signed ? MPI_INT8_T : MPI_UINT8_T;
+    case 16: return is_signed ? MPI_INT16_T : MPI_UINT16_T;
+    case 32: return is_signed ? MPI_INT32_T : MPI_UINT32_T;
+    default: return is_signed ? MPI_INT64_T : MPI_UINT64_T;
+    }
+}
+
+// Two's-complement sums of 8- and 16-bit integers, which wrap around as the
+// reference's do. Open MPI 4.1's `avx` op component saturates them instead
+// (100 + 100 + 100 gives 127 for MPI_INT8_T), so MPI_SUM cannot be used there.
+template<typename T>
+void wrap_add(const void *in, void *inout, int n) {
+    const T *a = static_cast<const T *>(in);
+    T *b = static_cast<T *>(inout);
+    for (int i = 0; i < n; i++) {
+        b[i] = (T)(a[i] + b[i]);
+    }
+}
+
+void wrapping_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+    if (*type == MPI_INT8_T || *type == MPI_UINT8_T) {
+        wrap_add<uint8_t>(in, inout, *len);
+    } else {
+        wrap_add<uint16_t>(in, inout, *len);
+    }
+}
+
+// MPI's reduction for `red` on elements of t.
+MPI_Op mpi_op(int red, const halide_type_t &t) {
+    switch (red) {
+    case COCONET_PROD: return MPI_PROD;
+    case COCONET_MAX: return MPI_MAX;
+    case COCONET_MIN: return MPI_MIN;
+    default: break;
+    }
+    if (t.code == halide_type_float || t.bits > 16) {
+        return MPI_SUM;
+    }
+    static const MPI_Op wrapping = [] {
+        MPI_Op op;
+        MPI_Op_create(wrapping_sum, 1, &op);
+        return op;
+    }();
+    return wrapping;
+}
+
+// Boxes of one buffer as the parts of one MPI message: read or written in the
+// buffer's own memory where each lies there contiguously, otherwise in a
+// packed staging copy. Counts and displacements in elements, as MPI takes them.
+struct Flat {
+    std::vector<Box> boxes;
+    std::vector<int> count, displ;
+    std::vector<uint8_t> staging;
+    uint8_t *base = nullptr;
+    bool in_place = true;
+    halide_type_t type;
+
+    // A view of part k as a buffer in global coordinates.
+    std::unique_ptr<coconet_rt::DenseView> view(int k) {
+        return std::make_unique<coconet_rt::DenseView>(base + (size_t)displ[k] * type.bytes(),
+                                                       boxes[k], type);
+    }
+};
+
+// The boxes of b (nullptr: none, always staged) as message parts. With `fill`
+// the staging copy gets the boxes' contents (a message to send). With
+// `consecutive`, the parts must follow each other in memory (MPI calls that
+// take counts without displacements). Returns "" or why MPI cannot take them.
+std::string flatten(const halide_buffer_t *b, const halide_type_t &type,
+                    const std::vector<Box> &boxes, bool fill, bool consecutive, Flat *f) {
+    f->boxes = boxes;
+    f->type = type;
+    f->count.assign(boxes.size(), 0);
+    f->displ.assign(boxes.size(), 0);
+    int64_t total = 0, next = -1; // where the next part must start (-1: anywhere)
+    f->in_place = b != nullptr;
+    for (size_t k = 0; k < boxes.size(); k++) {
+        const int64_t n = boxes[k].count();
+        int64_t offset = 0;
+        if (f->in_place && (!coconet_rt::is_contiguous(b, boxes[k], &offset) ||
+                            (consecutive && n > 0 && next >= 0 && offset != next))) {
+            f->in_place = false;
+        }
+        if (n > 0) {
+            next = offset + n;
+        }
+        f->count[k] = (int)std::min<int64_t>(n, INT32_MAX);
+        f->displ[k] = (int)std::min<int64_t>(offset, INT32_MAX);
+        total += n;
+        if (n > INT32_MAX || offset > INT32_MAX || total > INT32_MAX) {
+            return "a message part of " + std::to_string(n) + " elements at element " +
+                   std::to_string(offset) +
+                   " exceeds MPI's int counts (2^31 - 1 elements); split the value";
+        }
+    }
+    if (f->in_place) {
+        f->base = b->host;
+        return "";
+    }
+    f->staging.resize((size_t)total * type.bytes());
+    f->base = f->staging.data();
+    int64_t at = 0;
+    for (size_t k = 0; k < boxes.size(); k++) {
+        f->displ[k] = (int)at;
+        at += f->count[k];
+        if (fill && f->count[k] > 0) {
+            coconet_rt::copy_box(b, &f->view((int)k)->buf, boxes[k]);
+        }
+    }
+    return "";
+}
+
+// Copies what dst holds of the parts a message wrote into staging (nothing
+// when they were written in place).
+void unflatten(Flat &f, halide_buffer_t *dst) {
+    const Box want = coconet_rt::box_of(dst);
+    for (size_t k = 0; !f.in_place && k < f.boxes.size(); k++) {
+        const Box part = intersect(f.boxes[k], want);
+        if (!part.empty()) {
+            coconet_rt::copy_box(&f.view((int)k)->buf, dst, part);
+        }
+    }
 }
 
 // Where a fused call's data lies in each member's window segment: the
@@ -184,7 +388,7 @@ struct FusedLayout {
 // of the same group and grown when a call needs more.
 struct SharedWindow {
     int first = 0; // the group's first rank
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm = MPI_COMM_NULL; // the group's (owned by MpiComm::group_comms)
     MPI_Win win = MPI_WIN_NULL;
     MPI_Aint bytes = 0;          // this rank's segment
     std::vector<uint8_t *> base; // each member's segment, by group rank
@@ -194,9 +398,15 @@ struct SharedWindow {
     uint64_t *arrivals(int k) const { return reinterpret_cast<uint64_t *>(base[k]); }
 };
 
+// What an exchange received: the parts, and views of them by sender.
+struct Received {
+    std::unique_ptr<Flat> flat;
+    std::vector<std::unique_ptr<coconet_rt::DenseView>> from; // by world rank
+};
+
 struct MpiComm : coconet_comm {
     MpiComm(int rank, int size, double timeout, bool one_node)
-        : coconet_comm(rank, size, timeout), one_node(one_node) {}
+        : coconet_comm(rank, size, timeout), one_node(one_node), native(native_from_env()) {}
 
     // Frees the windows when every member is still here to free them (freeing
     // is collective); after a failure they are left to MPI_Finalize.
@@ -216,11 +426,17 @@ struct MpiComm : coconet_comm {
                 MPI_Win_unlock_all(w.win);
                 MPI_Win_free(&w.win);
             }
-            MPI_Comm_free(&w.comm);
+        }
+        for (auto &entry : group_comms) {
+            if (!members_present(entry.second)) {
+                return;
+            }
+            MPI_Comm_free(&entry.second);
         }
     }
 
     const char *backend() const override { return "mpi"; }
+    bool deterministic() const override { return !native; }
 
     // Later calls on this rank fail at once; other processes are told by the
     // application (MPI_Abort), which MPI cannot do gracefully for us.
@@ -245,11 +461,285 @@ struct MpiComm : coconet_comm {
         if (!failure.empty()) {
             return aborted(what);
         }
-        if (op.kind == COCONET_ALL_REDUCE && op.dims > 0) {
-            return all_reduce_by_blocks(op, in, out, what);
+        if (op.kind == COCONET_SEND_RECV) {
+            return send_recv(op, in, out, what);
         }
+        if (op.src.size == 1) {
+            op.peer_inputs[rank] = in; // a group of one: nothing to exchange
+            coconet_rt::compute_output(op, rank, out);
+            return COCONET_OK;
+        }
+        MPI_Comm gc = MPI_COMM_NULL;
+        int rc = check_same_call(op.src,
+                                 op_signature(op, native ? kNativePath : kDeterministicPath), what);
+        if (rc == COCONET_OK) {
+            rc = group_comm(op.src, what, &gc);
+        }
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        count_bytes(op.kind, bytes_sent(op) * in->type.bytes());
+        const Group &g = op.src;
+        switch (op.kind) {
+        case COCONET_ALL_GATHER: {
+            // No arithmetic: MPI's gather on both paths.
+            std::vector<Box> slices;
+            for (int q = g.first; q < g.first + g.size; q++) {
+                slices.push_back(op.input_box(q));
+            }
+            return gather_boxes(g, gc, in, slices, out, what);
+        }
+        case COCONET_BROADCAST: return broadcast(op, gc, in, out, what);
+        case COCONET_ALL_REDUCE:
+        case COCONET_REDUCE_SCATTER:
+        case COCONET_REDUCE:
+            if (native) {
+                return native_reduction(op, gc, in, out, what);
+            }
+            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0) {
+                return all_reduce_by_blocks(op, gc, in, out, what);
+            }
+            break;
+        default: break; // ALL_TO_ALL
+        }
+        // Each member's part of the others' outputs, then the output from the
+        // parts in group-rank order.
+        Received received;
+        rc = exchange(op, gc, in, send_boxes(op), recv_boxes(op), received, what);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q = 0; q < size; q++) {
+            op.peer_inputs[q] = q == rank          ? in
+                                : received.from[q] ? &received.from[q]->buf
+                                                   : nullptr;
+        }
+        coconet_rt::compute_output(op, rank, out);
+        return COCONET_OK;
+    }
+
+    // What this rank sends each group member q in a direct exchange: the part
+    // of its input q's output reads (empty for itself and for non-readers).
+    std::vector<Box> send_boxes(const Op &op) const {
+        std::vector<Box> boxes;
+        for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+            boxes.push_back(q != rank && op.reads_from(q, rank)
+                                ? intersect(op.input_box(rank), op.output_limit(q))
+                                : coconet_rt::no_box(op.dims));
+        }
+        return boxes;
+    }
+
+    std::vector<Box> recv_boxes(const Op &op) const {
+        std::vector<Box> boxes;
+        for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+            boxes.push_back(q != rank && op.reads_from(rank, q)
+                                ? intersect(op.input_box(q), op.output_limit(rank))
+                                : coconet_rt::no_box(op.dims));
+        }
+        return boxes;
+    }
+
+    // Elements counted as sent: what the deterministic path sends, whichever
+    // path runs, so that counters do not depend on MPI's algorithms.
+    int64_t bytes_sent(const Op &op) const {
+        int64_t elements = 0;
+        if (op.kind == COCONET_ALL_REDUCE && op.dims > 0) {
+            // Reduce-scatter and all-gather by blocks.
+            const int64_t mine = op.block(rank).count();
+            for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+                elements += q == rank ? 0 : op.block(q).count() + mine;
+            }
+        } else {
+            for (const Box &b : send_boxes(op)) {
+                elements += b.count();
+            }
+        }
+        return elements;
+    }
+
+    // Reduce-scatter then all-gather by blocks of the outermost dimension, each
+    // block reduced in group-rank order by the rank owning it: each rank sends
+    // about 2 (R-1)/R of its input.
+    int all_reduce_by_blocks(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
+                             const std::string &what) {
+        const Group &g = op.src;
+        std::vector<Box> sends, recvs, blocks;
+        for (int q = g.first; q < g.first + g.size; q++) {
+            sends.push_back(q == rank ? coconet_rt::no_box(op.dims) : op.block(q));
+            recvs.push_back(q == rank ? coconet_rt::no_box(op.dims) : op.block(rank));
+            blocks.push_back(op.block(q));
+        }
+        Received parts;
+        const int rc = exchange(op, gc, in, sends, recvs, parts, what);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        for (int q = 0; q < size; q++) {
+            op.peer_inputs[q] = q == rank ? in : parts.from[q] ? &parts.from[q]->buf : nullptr;
+        }
+        // This rank's block, reduced where the output holds it.
+        std::unique_ptr<coconet_rt::PackedBox> own;
+        halide_buffer_t *reduced = out;
+        if (!coconet_rt::box_of(out).contains(op.block(rank))) {
+            own = std::make_unique<coconet_rt::PackedBox>(op.block(rank), in->type);
+            reduced = &own->buf;
+        }
+        coconet_rt::BufferView block(reduced, op.block(rank));
+        coconet_rt::compute_output(op, rank, &block.buf);
+        return gather_boxes(g, gc, reduced, blocks, out, what + " (all-gather of reduced blocks)");
+    }
+
+    // ALL_REDUCE, REDUCE_SCATTER and REDUCE by MPI's own reductions over the
+    // group's communicator, in the order MPI picks.
+    int native_reduction(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
+                         const std::string &what) {
+        const Group &g = op.src;
+        const Box want = coconet_rt::box_of(out);
+        const bool gets_result = op.kind != COCONET_REDUCE || rank == g.first + op.root;
+        // REDUCE_SCATTER sends each member's slice, in order; the others the input.
+        std::vector<Box> sends;
+        for (int q = g.first; q < g.first + g.size; q++) {
+            if (op.kind == COCONET_REDUCE_SCATTER || q == rank) {
+                sends.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q)
+                                                                  : op.input_box(rank));
+            }
+        }
+        const Box result = gets_result ? op.output_limit(rank) : coconet_rt::no_box(op.dims);
+        auto send = std::make_unique<Flat>(), recv = std::make_unique<Flat>();
+        std::string bad = flatten(in, in->type, sends, true, true, send.get());
+        if (bad.empty()) {
+            // In place when the output is exactly the result.
+            const bool exact = want.contains(result) && result.contains(want);
+            bad = flatten(exact ? out : nullptr, in->type, {result}, false, true, recv.get());
+        }
+        if (!bad.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        }
+        const MPI_Datatype type = arith_type(in->type);
+        const MPI_Op red = mpi_op(op.red, in->type);
+        const void *from = send->base + (size_t)send->displ[0] * in->type.bytes();
+        MPI_Request req;
+        const int err =
+            op.kind == COCONET_ALL_REDUCE
+                ? MPI_Iallreduce(from, recv->base, send->count[0], type, red, gc, &req)
+            : op.kind == COCONET_REDUCE
+                ? MPI_Ireduce(from, recv->base, send->count[0], type, red, op.root, gc, &req)
+                : MPI_Ireduce_scatter(from, recv->base, send->count.data(), type, red, gc, &req);
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        const int rc = wait_collective(req, g, what, send, recv);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        if (!gets_result) {
+            coconet_rt::compute_output(op, rank, out); // the identity (see Collective.cpp)
+        } else {
+            unflatten(*recv, out);
+        }
+        return COCONET_OK;
+    }
+
+    // Every member's box boxes[k] into out (the parts it holds), this rank's
+    // from `mine`, by MPI_Iallgatherv: received in place when out holds every
+    // box contiguously, and sent in place when this rank's box is there too.
+    int gather_boxes(const Group &g, MPI_Comm gc, const halide_buffer_t *mine,
+                     const std::vector<Box> &boxes, halide_buffer_t *out, const std::string &what) {
+        const int me = g.local(rank);
+        auto send = std::make_unique<Flat>(), recv = std::make_unique<Flat>();
+        std::string bad = flatten(out, out->type, boxes, false, false, recv.get());
+        const bool in_place = recv->in_place && mine->host == out->host;
+        if (bad.empty() && !in_place) {
+            bad = flatten(mine, out->type, {boxes[me]}, true, true, send.get());
+        }
+        if (!bad.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        }
+        const MPI_Datatype type = word_type(out->type.bytes());
+        MPI_Request req;
+        const int err = MPI_Iallgatherv(
+            in_place ? MPI_IN_PLACE : send->base + (size_t)send->displ[0] * out->type.bytes(),
+            in_place ? 0 : send->count[0], type, recv->base, recv->count.data(), recv->displ.data(),
+            type, gc, &req);
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        const int rc = wait_collective(req, g, what, send, recv);
+        if (rc == COCONET_OK) {
+            unflatten(*recv, out);
+        }
+        return rc;
+    }
+
+    // BROADCAST by MPI_Ibcast of the root's input (no arithmetic: both paths).
+    int broadcast(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
+                  const std::string &what) {
+        const bool root = rank == op.src.first + op.root;
+        const Box full = op.input_box(rank), want = coconet_rt::box_of(out);
+        auto data = std::make_unique<Flat>(), none = std::make_unique<Flat>();
+        // The root sends from its input; the others receive in place when the
+        // output is exactly the value.
+        const bool exact = want.contains(full) && full.contains(want);
+        const std::string bad =
+            root ? flatten(in, in->type, {full}, true, true, data.get())
+                 : flatten(exact ? out : nullptr, in->type, {full}, false, true, data.get());
+        if (!bad.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        }
+        MPI_Request req;
+        const int err = MPI_Ibcast(data->base + (size_t)data->displ[0] * in->type.bytes(),
+                                   data->count[0], word_type(in->type.bytes()), op.root, gc, &req);
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        const int rc = wait_collective(req, op.src, what, data, none);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        if (root) {
+            coconet_rt::copy_box(in, out, want);
+        } else {
+            unflatten(*data, out);
+        }
+        return COCONET_OK;
+    }
+
+    // Waits for a non-blocking collective on the group's communicator. MPI
+    // cannot cancel one: on a timeout its buffers are kept forever and the
+    // communicator is failed.
+    int wait_collective(MPI_Request req, const Group &g, const std::string &what,
+                        std::unique_ptr<Flat> &send, std::unique_ptr<Flat> &recv) {
+        std::vector<MPI_Request> reqs = {req};
+        return wait_all(
+            reqs, {-1}, what,
+            [&] {
+                (void)send.release();
+                (void)recv.release();
+            },
+            [&] {
+                return "the other ranks of its group (" +
+                       coconet_rt::rank_list(group_ranks_except(g, rank)) +
+                       "; one stopped or left in the middle of the call)";
+            });
+    }
+
+    static std::vector<int> group_ranks_except(const Group &g, int rank) {
+        std::vector<int> ranks;
+        for (int q = g.first; q < g.first + g.size; q++) {
+            if (q != rank) {
+                ranks.push_back(q);
+            }
+        }
+        return ranks;
+    }
+
+    // SEND_RECV between two groups: point-to-point messages to and from the
+    // ranks whose parts meet.
+    int send_recv(Op &op, const halide_buffer_t *in, halide_buffer_t *out,
+                  const std::string &what) {
         Parts received;
-        int rc = exchange(
+        const int rc = point_to_point(
             op, in,
             [&](int q) {
                 return op.reads_from(q, rank) ? intersect(op.input_box(rank), op.output_limit(q))
@@ -268,39 +758,6 @@ struct MpiComm : coconet_comm {
         }
         if (op.dst.has(rank)) {
             coconet_rt::compute_output(op, rank, out);
-        }
-        return COCONET_OK;
-    }
-
-    // Reduce-scatter then all-gather by blocks of the outermost dimension: each
-    // rank sends about 2 (R-1)/R of its input instead of R-1 copies of it.
-    int all_reduce_by_blocks(Op &op, const halide_buffer_t *in, halide_buffer_t *out,
-                             const std::string &what) {
-        Parts parts;
-        int rc = exchange(
-            op, in, [&](int q) { return op.block(q); }, [&](int) { return op.block(rank); }, parts,
-            what);
-        if (rc != COCONET_OK) {
-            return rc;
-        }
-        for (int q = 0; q < size; q++) {
-            op.peer_inputs[q] = q == rank ? in : parts[q] ? &parts[q]->buf : nullptr;
-        }
-        PackedBox reduced(op.block(rank), in->type);
-        coconet_rt::compute_output(op, rank, &reduced.buf);
-        Parts blocks;
-        rc = exchange(
-            op, &reduced.buf, [&](int) { return op.block(rank); },
-            [&](int q) { return op.block(q); }, blocks, what + " (all-gather of reduced blocks)");
-        if (rc != COCONET_OK) {
-            return rc;
-        }
-        const Box want = coconet_rt::box_of(out);
-        for (int q : op.participants()) {
-            const Box part = intersect(op.block(q), want);
-            if (!part.empty()) {
-                coconet_rt::copy_box(q == rank ? &reduced.buf : &blocks[q]->buf, out, part);
-            }
         }
         return COCONET_OK;
     }
@@ -330,7 +787,7 @@ struct MpiComm : coconet_comm {
             }
             return COCONET_OK;
         }
-        const int rc = check_same_call(plan, path, what);
+        const int rc = check_same_call(plan.group, fused_signature(plan, path), what);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -339,11 +796,10 @@ struct MpiComm : coconet_comm {
 
     // Every member sends its call's signature to every other member and
     // compares what it receives: either all find a mismatch or none does.
-    // Also makes sure every member is here before blocking MPI calls
-    // (creating a window) and before any data moves.
-    int check_same_call(const FusedPlan &plan, coconet_fused_path path, const std::string &what) {
-        const Group &g = plan.group;
-        const FusedSignature mine = fused_signature(plan, path);
+    // Also makes sure every member is here, or names those that are not,
+    // before blocking MPI calls (creating a communicator or a window) and
+    // before any collective is posted or data moves.
+    int check_same_call(const Group &g, const FusedSignature &mine, const std::string &what) {
         // Heap-held so that a timeout can leave them to requests MPI still owns.
         auto theirs = std::make_unique<std::vector<FusedSignature>>(g.size);
         auto sent = std::make_unique<FusedSignature>(mine);
@@ -388,8 +844,8 @@ struct MpiComm : coconet_comm {
             }
             return fail(COCONET_ERR_INVALID,
                         coconet_rt::op_label(rank, what) + ": rank " + std::to_string(q) +
-                            " called fused reduce_scatter '" + std::string(s.name) +
-                            "' with other arguments at the same time: every group member must "
+                            " called " + std::string(s.name) +
+                            " with other arguments at the same time: every group member must "
                             "make the same collective calls in the same order" +
                             detail);
         }
@@ -642,19 +1098,10 @@ struct MpiComm : coconet_comm {
         SharedWindow &w = windows[std::make_pair(g.first, g.size)];
         w.first = g.first;
         if (w.comm == MPI_COMM_NULL) {
-            MPI_Group world_group, members;
-            MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-            int range[1][3] = {{g.first, g.first + g.size - 1, 1}};
-            MPI_Group_range_incl(world_group, 1, range, &members);
-            // Collective over the group only, unlike MPI_Comm_split.
-            const int err = MPI_Comm_create_group(
-                MPI_COMM_WORLD, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000,
-                &w.comm);
-            MPI_Group_free(&members);
-            MPI_Group_free(&world_group);
-            if (err != MPI_SUCCESS) {
+            const int rc = group_comm(g, what, &w.comm);
+            if (rc != COCONET_OK) {
                 windows.erase(std::make_pair(g.first, g.size));
-                return mpi_error(err, what + " (creating the group's communicator)");
+                return rc;
             }
         }
         if ((size_t)w.bytes < need) {
@@ -686,6 +1133,33 @@ struct MpiComm : coconet_comm {
             __atomic_store_n(w.arrivals(g.local(rank)), 0, __ATOMIC_RELAXED);
         }
         *out = &w;
+        return COCONET_OK;
+    }
+
+    // The group's communicator, created on its first call (only the group's
+    // ranks take part, after check_same_call found them all in this call, so
+    // this blocking call does not wait for absent ranks) and kept.
+    int group_comm(const Group &g, const std::string &what, MPI_Comm *out) {
+        // MPI_COMM_NULL is not a value-initialized MPI_Comm: insert it.
+        MPI_Comm &comm =
+            group_comms.emplace(std::make_pair(g.first, g.size), MPI_COMM_NULL).first->second;
+        if (comm == MPI_COMM_NULL) {
+            MPI_Group world_group, members;
+            MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+            int range[1][3] = {{g.first, g.first + g.size - 1, 1}};
+            MPI_Group_range_incl(world_group, 1, range, &members);
+            // Collective over the group only, unlike MPI_Comm_split.
+            const int err = MPI_Comm_create_group(
+                MPI_COMM_WORLD, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000,
+                &comm);
+            MPI_Group_free(&members);
+            MPI_Group_free(&world_group);
+            if (err != MPI_SUCCESS) {
+                group_comms.erase(std::make_pair(g.first, g.size));
+                return mpi_error(err, what + " (creating the group's communicator)");
+            }
+        }
+        *out = comm;
         return COCONET_OK;
     }
 
@@ -750,11 +1224,50 @@ struct MpiComm : coconet_comm {
         return false;
     }
 
-    // Sends send_box(q) of src to every other participant q and receives
-    // recv_box(q) from each (empty boxes are skipped on both sides, which
-    // compute the same boxes): received[q] holds what came from q.
-    int exchange(const Op &op, const halide_buffer_t *src, const BoxFor &send_box,
-                 const BoxFor &recv_box, Parts &received, const std::string &what) {
+    // Sends sends[k] of src to group member k and receives recvs[k] from it
+    // in one MPI_Ialltoallv on the group's communicator (sent in place where
+    // src holds the boxes contiguously): received.from[q] holds what came
+    // from world rank q.
+    int exchange(const Op &op, MPI_Comm gc, const halide_buffer_t *src,
+                 const std::vector<Box> &sends, const std::vector<Box> &recvs, Received &received,
+                 const std::string &what) {
+        auto send = std::make_unique<Flat>();
+        received.flat = std::make_unique<Flat>();
+        std::string bad = flatten(src, src->type, sends, true, false, send.get());
+        if (bad.empty()) {
+            bad = flatten(nullptr, src->type, recvs, false, false, received.flat.get());
+        }
+        if (!bad.empty()) {
+            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        }
+        const MPI_Datatype type = word_type(src->type.bytes());
+        MPI_Request req;
+        const int err = MPI_Ialltoallv(send->base, send->count.data(), send->displ.data(), type,
+                                       received.flat->base, received.flat->count.data(),
+                                       received.flat->displ.data(), type, gc, &req);
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        const int rc = wait_collective(req, op.src, what, send, received.flat);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        received.from.clear();
+        received.from.resize(size);
+        for (int k = 0; k < (int)recvs.size(); k++) {
+            if (received.flat->count[k] > 0) {
+                received.from[op.src.first + k] = received.flat->view(k);
+            }
+        }
+        return COCONET_OK;
+    }
+
+    // SEND_RECV: sends send_box(q) of src to every other participant q and
+    // receives recv_box(q) from each by point-to-point messages (empty boxes
+    // are skipped on both sides, which compute the same boxes): received[q]
+    // holds what came from q.
+    int point_to_point(const Op &op, const halide_buffer_t *src, const BoxFor &send_box,
+                       const BoxFor &recv_box, Parts &received, const std::string &what) {
         const int tag = kTagBase + op.kind;
         Parts sends;
         std::vector<MPI_Request> reqs;
@@ -805,7 +1318,6 @@ struct MpiComm : coconet_comm {
                  const std::function<std::string()> &whom = nullptr) {
         const auto deadline =
             std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
-        auto nap = std::chrono::microseconds(10);
         while (true) {
             int done = 0;
             const int err = MPI_Testall((int)reqs.size(), reqs.data(), &done, MPI_STATUSES_IGNORE);
@@ -818,8 +1330,10 @@ struct MpiComm : coconet_comm {
             if (std::chrono::steady_clock::now() > deadline) {
                 break;
             }
-            std::this_thread::sleep_for(nap);
-            nap = std::min(nap * 2, std::chrono::microseconds(500));
+            // MPI progresses non-blocking calls only inside MPI calls: test
+            // again at once (sleeping between tests made a 64 MiB all-reduce
+            // 15-30x slower), yielding to ranks that share this core.
+            std::this_thread::yield();
         }
         std::vector<int> waiting;
         bool pending = false;
@@ -878,7 +1392,10 @@ struct MpiComm : coconet_comm {
 
     std::string failure;
     const bool one_node; // every world rank on one node (shared memory possible)
-    std::map<std::pair<int, int>, SharedWindow> windows; // by (first rank, size) of a group
+    const bool native;   // unfused reductions by MPI's own (COCONET_MPI_COLLECTIVES)
+    // By (first rank, size) of a group: its communicator and its window.
+    std::map<std::pair<int, int>, MPI_Comm> group_comms;
+    std::map<std::pair<int, int>, SharedWindow> windows;
 };
 
 } // namespace

@@ -13,6 +13,7 @@
 // (RuntimeCases.h).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -118,6 +119,13 @@ int main() {
     const int R = coconet_comm_size(comm), r = coconet_comm_rank(comm);
     report(coconet_mpi_available() == 1 && std::string(coconet_comm_backend(comm)) == "mpi",
            "MPI backend on " + std::to_string(R) + " ranks");
+    // COCONET_MPI_COLLECTIVES picks the path of unfused collectives: anything
+    // but "deterministic" is the native one (with a warning when unknown).
+    const char *env = std::getenv("COCONET_MPI_COLLECTIVES");
+    const bool det = env && std::string(env) == "deterministic";
+    report(coconet_comm_deterministic(comm) == (det ? 1 : 0),
+           std::string("the ") + (det ? "deterministic" : "native") +
+               " path of unfused collectives (COCONET_MPI_COLLECTIVES=" + (env ? env : "") + ")");
     report(coconet_barrier(comm, "start") == COCONET_OK, "barrier");
     check_collectives(comm, R, r);
     check_counters(comm, R, r);
