@@ -95,6 +95,8 @@ constexpr int kFusedTag = kTagBase + COCONET_FUSED;
 constexpr int kRingTag = kTagBase + 100;
 constexpr int kGatherTag = kTagBase + 101;
 constexpr int kStatusTag = kTagBase + 102;
+// Pieces of all-to-all exchanges too large for MPI_Ialltoallv's int counts.
+constexpr int kExchangeTag = kTagBase + 103;
 constexpr int kGroupCommTag = 8000;
 
 using Parts = std::vector<std::unique_ptr<PackedBox>>;
@@ -279,16 +281,47 @@ MPI_Op mpi_op(int red, const halide_type_t &t) {
     return wrapping;
 }
 
+// The most elements one MPI call moves (MPI's counts are ints): larger
+// messages go in pieces of this many. COCONET_MPI_MAX_COUNT lowers it, so
+// that tests take the large-count paths at small sizes.
+int64_t max_count() {
+    static const int64_t n = [] {
+        const char *v = std::getenv("COCONET_MPI_MAX_COUNT");
+        const long long c = v ? std::atoll(v) : 0;
+        return c > 0 && c < INT32_MAX ? (int64_t)c : (int64_t)INT32_MAX;
+    }();
+    return n;
+}
+
+std::vector<int> ints(const std::vector<int64_t> &v) {
+    return std::vector<int>(v.begin(), v.end());
+}
+
+int64_t sum(const std::vector<int64_t> &v) {
+    int64_t s = 0;
+    for (const int64_t x : v) {
+        s += x;
+    }
+    return s;
+}
+
 // Boxes of one buffer as the parts of one MPI message: read or written in the
-// buffer's own memory where each lies there contiguously, otherwise in a
-// packed staging copy. Counts and displacements in elements, as MPI takes them.
+// buffer's own memory where each lies there contiguously (at an offset within
+// max_count()), otherwise in a packed staging copy. Counts and displacements
+// in elements, as MPI takes them.
 struct Flat {
     std::vector<Box> boxes;
-    std::vector<int> count, displ;
+    std::vector<int64_t> count, displ;
     std::vector<uint8_t> staging;
     uint8_t *base = nullptr;
     bool in_place = true;
     halide_type_t type;
+
+    // Element `at` of the message (nullptr when there is no memory: a part
+    // MPI ignores, such as a non-root's result of a reduce).
+    uint8_t *at(int64_t element) const {
+        return base ? base + (size_t)element * type.bytes() : nullptr;
+    }
 
     // A view of part k as a buffer in global coordinates.
     std::unique_ptr<coconet_rt::DenseView> view(int k) {
@@ -300,9 +333,9 @@ struct Flat {
 // The boxes of b (nullptr: none, always staged) as message parts. With `fill`
 // the staging copy gets the boxes' contents (a message to send). With
 // `consecutive`, the parts must follow each other in memory (MPI calls that
-// take counts without displacements). Returns "" or why MPI cannot take them.
-std::string flatten(const halide_buffer_t *b, const halide_type_t &type,
-                    const std::vector<Box> &boxes, bool fill, bool consecutive, Flat *f) {
+// take counts without displacements).
+void flatten(const halide_buffer_t *b, const halide_type_t &type, const std::vector<Box> &boxes,
+             bool fill, bool consecutive, Flat *f) {
     f->boxes = boxes;
     f->type = type;
     f->count.assign(boxes.size(), 0);
@@ -312,37 +345,32 @@ std::string flatten(const halide_buffer_t *b, const halide_type_t &type,
     for (size_t k = 0; k < boxes.size(); k++) {
         const int64_t n = boxes[k].count();
         int64_t offset = 0;
-        if (f->in_place && (!coconet_rt::is_contiguous(b, boxes[k], &offset) ||
-                            (consecutive && n > 0 && next >= 0 && offset != next))) {
+        if (f->in_place &&
+            (!coconet_rt::is_contiguous(b, boxes[k], &offset) ||
+             (consecutive && n > 0 && next >= 0 && offset != next) || offset + n > max_count())) {
             f->in_place = false;
         }
         if (n > 0) {
             next = offset + n;
         }
-        f->count[k] = (int)std::min<int64_t>(n, INT32_MAX);
-        f->displ[k] = (int)std::min<int64_t>(offset, INT32_MAX);
+        f->count[k] = n;
+        f->displ[k] = offset;
         total += n;
-        if (n > INT32_MAX || offset > INT32_MAX || total > INT32_MAX) {
-            return "a message part of " + std::to_string(n) + " elements at element " +
-                   std::to_string(offset) +
-                   " exceeds MPI's int counts (2^31 - 1 elements); split the value";
-        }
     }
     if (f->in_place) {
         f->base = b->host;
-        return "";
+        return;
     }
     f->staging.resize((size_t)total * type.bytes());
     f->base = f->staging.data();
     int64_t at = 0;
     for (size_t k = 0; k < boxes.size(); k++) {
-        f->displ[k] = (int)at;
+        f->displ[k] = at;
         at += f->count[k];
         if (fill && f->count[k] > 0) {
             coconet_rt::copy_box(b, &f->view((int)k)->buf, boxes[k]);
         }
     }
-    return "";
 }
 
 // Copies what dst holds of the parts a message wrote into staging (nothing
@@ -607,29 +635,40 @@ struct MpiComm : coconet_comm {
         }
         const Box result = gets_result ? op.output_limit(rank) : coconet_rt::no_box(op.dims);
         auto send = std::make_unique<Flat>(), recv = std::make_unique<Flat>();
-        std::string bad = flatten(in, in->type, sends, true, true, send.get());
-        if (bad.empty()) {
-            // In place when the output is exactly the result.
-            const bool exact = want.contains(result) && result.contains(want);
-            bad = flatten(exact ? out : nullptr, in->type, {result}, false, true, recv.get());
-        }
-        if (!bad.empty()) {
-            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
-        }
+        flatten(in, in->type, sends, true, true, send.get());
+        // In place when the output is exactly the result.
+        const bool exact = want.contains(result) && result.contains(want);
+        flatten(exact ? out : nullptr, in->type, {result}, false, true, recv.get());
         const MPI_Datatype type = arith_type(in->type);
         const MPI_Op red = mpi_op(op.red, in->type);
-        const void *from = send->base + (size_t)send->displ[0] * in->type.bytes();
-        MPI_Request req;
-        const int err =
-            op.kind == COCONET_ALL_REDUCE
-                ? MPI_Iallreduce(from, recv->base, send->count[0], type, red, gc, &req)
-            : op.kind == COCONET_REDUCE
-                ? MPI_Ireduce(from, recv->base, send->count[0], type, red, op.root, gc, &req)
-                : MPI_Ireduce_scatter(from, recv->base, send->count.data(), type, red, gc, &req);
-        if (err != MPI_SUCCESS) {
-            return mpi_error(err, what);
+        Posted posted;
+        int err = MPI_SUCCESS;
+        if (op.kind != COCONET_REDUCE_SCATTER) {
+            err = post_pieces(posted, send->count[0], -1, [&](int64_t at, int n, MPI_Request *req) {
+                const uint8_t *from = send->at(send->displ[0] + at);
+                uint8_t *to = recv->at(at);
+                return op.kind == COCONET_ALL_REDUCE
+                           ? MPI_Iallreduce(from, to, n, type, red, gc, req)
+                           : MPI_Ireduce(from, to, n, type, red, op.root, gc, req);
+            });
+        } else if (sum(send->count) <= max_count()) {
+            const std::vector<int> counts = ints(send->count);
+            posted.add(-1);
+            err = MPI_Ireduce_scatter(send->at(send->displ[0]), recv->base, counts.data(), type,
+                                      red, gc, &posted.reqs.back());
+        } else {
+            // Too large for int counts (the counts are the same on every member):
+            // each member's slice reduced to it, in pieces.
+            for (int k = 0; k < g.size && err == MPI_SUCCESS; k++) {
+                const bool mine = g.first + k == rank;
+                err = post_pieces(
+                    posted, send->count[k], -1, [&](int64_t at, int n, MPI_Request *req) {
+                        return MPI_Ireduce(send->at(send->displ[k] + at),
+                                           mine ? recv->at(at) : nullptr, n, type, red, k, gc, req);
+                    });
+            }
         }
-        const int rc = wait_collective(req, g, what, send, recv);
+        const int rc = finish(posted, err, g, what, send, recv);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -648,24 +687,34 @@ struct MpiComm : coconet_comm {
                      const std::vector<Box> &boxes, halide_buffer_t *out, const std::string &what) {
         const int me = g.local(rank);
         auto send = std::make_unique<Flat>(), recv = std::make_unique<Flat>();
-        std::string bad = flatten(out, out->type, boxes, false, false, recv.get());
+        flatten(out, out->type, boxes, false, false, recv.get());
         const bool in_place = recv->in_place && mine->host == out->host;
-        if (bad.empty() && !in_place) {
-            bad = flatten(mine, out->type, {boxes[me]}, true, true, send.get());
-        }
-        if (!bad.empty()) {
-            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        if (!in_place) {
+            flatten(mine, out->type, {boxes[me]}, true, true, send.get());
         }
         const MPI_Datatype type = word_type(out->type.bytes());
-        MPI_Request req;
-        const int err = MPI_Iallgatherv(
-            in_place ? MPI_IN_PLACE : send->base + (size_t)send->displ[0] * out->type.bytes(),
-            in_place ? 0 : send->count[0], type, recv->base, recv->count.data(), recv->displ.data(),
-            type, gc, &req);
-        if (err != MPI_SUCCESS) {
-            return mpi_error(err, what);
+        Posted posted;
+        int err = MPI_SUCCESS;
+        if (sum(recv->count) <= max_count()) { // the same on every member
+            const std::vector<int> counts = ints(recv->count), displs = ints(recv->displ);
+            posted.add(-1);
+            err = MPI_Iallgatherv(in_place ? MPI_IN_PLACE : send->at(send->displ[0]),
+                                  in_place ? 0 : counts[me], type, recv->base, counts.data(),
+                                  displs.data(), type, gc, &posted.reqs.back());
+        } else {
+            // Too large for int counts: each member broadcasts its box, in pieces.
+            if (!in_place && recv->count[me] > 0) {
+                std::memcpy(recv->at(recv->displ[me]), send->at(send->displ[0]),
+                            (size_t)recv->count[me] * out->type.bytes());
+            }
+            for (int k = 0; k < g.size && err == MPI_SUCCESS; k++) {
+                err = post_pieces(
+                    posted, recv->count[k], -1, [&](int64_t at, int n, MPI_Request *req) {
+                        return MPI_Ibcast(recv->at(recv->displ[k] + at), n, type, k, gc, req);
+                    });
+            }
         }
-        const int rc = wait_collective(req, g, what, send, recv);
+        const int rc = finish(posted, err, g, what, send, recv);
         if (rc == COCONET_OK) {
             unflatten(*recv, out);
         }
@@ -681,19 +730,18 @@ struct MpiComm : coconet_comm {
         // The root sends from its input; the others receive in place when the
         // output is exactly the value.
         const bool exact = want.contains(full) && full.contains(want);
-        const std::string bad =
-            root ? flatten(in, in->type, {full}, true, true, data.get())
-                 : flatten(exact ? out : nullptr, in->type, {full}, false, true, data.get());
-        if (!bad.empty()) {
-            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
+        if (root) {
+            flatten(in, in->type, {full}, true, true, data.get());
+        } else {
+            flatten(exact ? out : nullptr, in->type, {full}, false, true, data.get());
         }
-        MPI_Request req;
-        const int err = MPI_Ibcast(data->base + (size_t)data->displ[0] * in->type.bytes(),
-                                   data->count[0], word_type(in->type.bytes()), op.root, gc, &req);
-        if (err != MPI_SUCCESS) {
-            return mpi_error(err, what);
-        }
-        const int rc = wait_collective(req, op.src, what, data, none);
+        Posted posted;
+        const int err =
+            post_pieces(posted, data->count[0], -1, [&](int64_t at, int n, MPI_Request *req) {
+                return MPI_Ibcast(data->at(data->displ[0] + at), n, word_type(in->type.bytes()),
+                                  op.root, gc, req);
+            });
+        const int rc = finish(posted, err, op.src, what, data, none);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -705,23 +753,69 @@ struct MpiComm : coconet_comm {
         return COCONET_OK;
     }
 
-    // Waits for a non-blocking collective on the group's communicator. MPI
-    // cannot cancel one: on a timeout its buffers are kept forever and the
-    // communicator is failed.
-    int wait_collective(MPI_Request req, const Group &g, const std::string &what,
-                        std::unique_ptr<Flat> &send, std::unique_ptr<Flat> &recv) {
-        std::vector<MPI_Request> reqs = {req};
-        return wait_all(
-            reqs, {-1}, what,
-            [&] {
-                (void)send.release();
-                (void)recv.release();
-            },
-            [&] {
-                return "the other ranks of its group (" +
-                       coconet_rt::rank_list(group_ranks_except(g, rank)) +
-                       "; one stopped or left in the middle of the call)";
-            });
+    // Non-blocking calls posted for one operation: a request each, and the
+    // peer of a message (-1 for a collective).
+    struct Posted {
+        std::vector<MPI_Request> reqs;
+        std::vector<int> peers;
+        void add(int peer) {
+            reqs.push_back(MPI_REQUEST_NULL);
+            peers.push_back(peer);
+        }
+    };
+
+    // Posts post(at, n, &request) for the consecutive pieces [at, at + n) of
+    // [0, count), each of at most max_count() elements (none when count is 0).
+    // Members of a collective make the same pieces from the same count, and
+    // MPI matches collectives on a communicator, and messages between two
+    // ranks with one tag, in the order they are posted.
+    static int post_pieces(Posted &posted, int64_t count, int peer,
+                           const std::function<int(int64_t, int, MPI_Request *)> &post) {
+        for (int64_t at = 0; at < count; at += max_count()) {
+            posted.add(peer);
+            const int err = post(at, (int)std::min(max_count(), count - at), &posted.reqs.back());
+            if (err != MPI_SUCCESS) {
+                return err;
+            }
+        }
+        return MPI_SUCCESS;
+    }
+
+    // Posts a message of a packed box to or from `peer`, in pieces.
+    static int post_box(Posted &posted, bool send, PackedBox &box, int peer, int tag,
+                        MPI_Comm comm) {
+        const int bytes = box.buf.type.bytes();
+        uint8_t *data = box.data.data();
+        return post_pieces(posted, (int64_t)box.size_bytes() / bytes, peer,
+                           [&](int64_t at, int n, MPI_Request *req) {
+                               uint8_t *p = data + (size_t)at * bytes;
+                               return send
+                                          ? MPI_Isend(p, n, word_type(bytes), peer, tag, comm, req)
+                                          : MPI_Irecv(p, n, word_type(bytes), peer, tag, comm, req);
+                           });
+    }
+
+    // Waits for what was posted for a call on the group's communicator (err:
+    // how posting ended). MPI cannot cancel a collective: when one may still
+    // run (a timeout, or a failure after others were posted), its buffers are
+    // kept forever and the communicator is failed.
+    int finish(Posted &posted, int err, const Group &g, const std::string &what,
+               std::unique_ptr<Flat> &send, std::unique_ptr<Flat> &recv) {
+        const auto keep = [&] {
+            (void)send.release();
+            (void)recv.release();
+        };
+        if (err != MPI_SUCCESS) {
+            if (posted.reqs.size() > 1) {
+                keep();
+            }
+            return mpi_error(err, what);
+        }
+        return wait_all(posted.reqs, posted.peers, what, keep, [&] {
+            return "the other ranks of its group (" +
+                   coconet_rt::rank_list(group_ranks_except(g, rank)) +
+                   "; one stopped or left in the middle of the call)";
+        });
     }
 
     static std::vector<int> group_ranks_except(const Group &g, int rank) {
@@ -882,26 +976,16 @@ struct MpiComm : coconet_comm {
         count_bytes(COCONET_FUSED, bufs[0]->size_bytes());
         for (int s = 0; s < L - 1; s++) {
             bufs[1] = std::make_unique<PackedBox>(block(me - s - 2), src->type);
-            std::vector<MPI_Request> reqs;
-            std::vector<int> peers;
-            int err = MPI_SUCCESS;
-            if (!bufs[1]->box.empty()) {
-                reqs.emplace_back();
-                peers.push_back(left);
-                err = MPI_Irecv(bufs[1]->data.data(), (int)bufs[1]->size_bytes(), MPI_BYTE, left,
-                                kRingTag, MPI_COMM_WORLD, &reqs.back());
-            }
-            if (err == MPI_SUCCESS && !bufs[0]->box.empty()) {
-                reqs.emplace_back();
-                peers.push_back(right);
-                err = MPI_Isend(bufs[0]->data.data(), (int)bufs[0]->size_bytes(), MPI_BYTE, right,
-                                kRingTag, MPI_COMM_WORLD, &reqs.back());
+            Posted posted;
+            int err = post_box(posted, false, *bufs[1], left, kRingTag, MPI_COMM_WORLD);
+            if (err == MPI_SUCCESS) {
+                err = post_box(posted, true, *bufs[0], right, kRingTag, MPI_COMM_WORLD);
             }
             if (err != MPI_SUCCESS) {
                 keep_forever(bufs, none);
                 return mpi_error(err, what);
             }
-            const int rc = wait_all(reqs, peers,
+            const int rc = wait_all(posted.reqs, posted.peers,
                                     what + " (ring step " + std::to_string(s + 1) + " of " +
                                         std::to_string(L - 1) + ")",
                                     [&] { keep_forever(bufs, none); });
@@ -936,8 +1020,7 @@ struct MpiComm : coconet_comm {
         const Group &g = plan.group;
         const Box mine = plan.slice(rank);
         Parts sends, recvs;
-        std::vector<MPI_Request> reqs;
-        std::vector<int> peers;
+        Posted posted;
         std::vector<std::pair<int, int>> unpack; // (output, index in recvs)
         // [0]: this rank's status; [1 + k]: group member k's. Never freed
         // when abandoned after a timeout (MPI may still write it).
@@ -945,11 +1028,12 @@ struct MpiComm : coconet_comm {
         (*status)[0] = failed ? 1 : 0;
         for (int q = g.first; q < g.first + g.size; q++) {
             if (q != rank) {
-                reqs.resize(reqs.size() + 2);
-                peers.insert(peers.end(), {q, q});
+                posted.add(q);
                 MPI_Irecv(&(*status)[1 + q - g.first], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD,
-                          &reqs[reqs.size() - 2]);
-                MPI_Isend(&(*status)[0], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD, &reqs.back());
+                          &posted.reqs.back());
+                posted.add(q);
+                MPI_Isend(&(*status)[0], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD,
+                          &posted.reqs.back());
             }
         }
         for (int i = 0; i < c.nout; i++) {
@@ -969,16 +1053,10 @@ struct MpiComm : coconet_comm {
                 if (!theirs.empty()) {
                     recvs.push_back(std::make_unique<PackedBox>(theirs, c.outs[i]->type));
                     unpack.emplace_back(i, (int)recvs.size() - 1);
-                    reqs.emplace_back();
-                    peers.push_back(q);
-                    err = MPI_Irecv(recvs.back()->data.data(), (int)recvs.back()->size_bytes(),
-                                    MPI_BYTE, q, kGatherTag, MPI_COMM_WORLD, &reqs.back());
+                    err = post_box(posted, false, *recvs.back(), q, kGatherTag, MPI_COMM_WORLD);
                 }
                 if (err == MPI_SUCCESS && !mine.empty()) {
-                    reqs.emplace_back();
-                    peers.push_back(q);
-                    err = MPI_Isend(sends.back()->data.data(), (int)sends.back()->size_bytes(),
-                                    MPI_BYTE, q, kGatherTag, MPI_COMM_WORLD, &reqs.back());
+                    err = post_box(posted, true, *sends.back(), q, kGatherTag, MPI_COMM_WORLD);
                 }
                 if (err != MPI_SUCCESS) {
                     keep_forever(sends, recvs);
@@ -986,8 +1064,9 @@ struct MpiComm : coconet_comm {
                 }
             }
         }
-        const int rc = wait_all(reqs, peers, what + " (all-gather of the fused outputs)",
-                                [&] { keep_forever(sends, recvs); });
+        const int rc =
+            wait_all(posted.reqs, posted.peers, what + " (all-gather of the fused outputs)",
+                     [&] { keep_forever(sends, recvs); });
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -1232,23 +1311,42 @@ struct MpiComm : coconet_comm {
                  const std::vector<Box> &sends, const std::vector<Box> &recvs, Received &received,
                  const std::string &what) {
         auto send = std::make_unique<Flat>();
-        received.flat = std::make_unique<Flat>();
-        std::string bad = flatten(src, src->type, sends, true, false, send.get());
-        if (bad.empty()) {
-            bad = flatten(nullptr, src->type, recvs, false, false, received.flat.get());
-        }
-        if (!bad.empty()) {
-            return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + bad);
-        }
+        Flat *recv = (received.flat = std::make_unique<Flat>()).get();
+        flatten(src, src->type, sends, true, false, send.get());
+        flatten(nullptr, src->type, recvs, false, false, recv);
         const MPI_Datatype type = word_type(src->type.bytes());
-        MPI_Request req;
-        const int err = MPI_Ialltoallv(send->base, send->count.data(), send->displ.data(), type,
-                                       received.flat->base, received.flat->count.data(),
-                                       received.flat->displ.data(), type, gc, &req);
-        if (err != MPI_SUCCESS) {
-            return mpi_error(err, what);
+        Posted posted;
+        int err = MPI_SUCCESS;
+        // Each member sends at most its input and receives at most |group| inputs'
+        // worth: a bound every member computes alike, so that all take one way.
+        int64_t value = 1;
+        for (int d = 0; d < op.dims; d++) {
+            value *= op.n[d];
         }
-        const int rc = wait_collective(req, op.src, what, send, received.flat);
+        if (value * op.src.size <= max_count()) {
+            const std::vector<int> scounts = ints(send->count), sdispls = ints(send->displ),
+                                   rcounts = ints(recv->count), rdispls = ints(recv->displ);
+            posted.add(-1);
+            err = MPI_Ialltoallv(send->base, scounts.data(), sdispls.data(), type, recv->base,
+                                 rcounts.data(), rdispls.data(), type, gc, &posted.reqs.back());
+        } else {
+            // Too large for int counts: a message to and from each member, in pieces.
+            for (int k = 0; k < op.src.size && err == MPI_SUCCESS; k++) {
+                err = post_pieces(posted, recv->count[k], op.src.first + k,
+                                  [&](int64_t at, int n, MPI_Request *req) {
+                                      return MPI_Irecv(recv->at(recv->displ[k] + at), n, type, k,
+                                                       kExchangeTag, gc, req);
+                                  });
+                err = err != MPI_SUCCESS
+                          ? err
+                          : post_pieces(posted, send->count[k], op.src.first + k,
+                                        [&](int64_t at, int n, MPI_Request *req) {
+                                            return MPI_Isend(send->at(send->displ[k] + at), n, type,
+                                                             k, kExchangeTag, gc, req);
+                                        });
+            }
+        }
+        const int rc = finish(posted, err, op.src, what, send, received.flat);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -1270,42 +1368,31 @@ struct MpiComm : coconet_comm {
                        const BoxFor &recv_box, Parts &received, const std::string &what) {
         const int tag = kTagBase + op.kind;
         Parts sends;
-        std::vector<MPI_Request> reqs;
-        std::vector<int> peers;
+        Posted posted;
         received.clear();
         received.resize(size);
+        int err = MPI_SUCCESS;
         for (int q : op.participants()) {
             if (q == rank) {
                 continue;
             }
             const Box r = recv_box(q);
-            if (!r.empty()) {
+            if (!r.empty() && err == MPI_SUCCESS) {
                 received[q] = std::make_unique<PackedBox>(r, src->type);
-                reqs.emplace_back();
-                peers.push_back(q);
-                const int err = MPI_Irecv(received[q]->data.data(), (int)received[q]->size_bytes(),
-                                          MPI_BYTE, q, tag, MPI_COMM_WORLD, &reqs.back());
-                if (err != MPI_SUCCESS) {
-                    keep_forever(sends, received); // earlier requests may still use them
-                    return mpi_error(err, what);
-                }
+                err = post_box(posted, false, *received[q], q, tag, MPI_COMM_WORLD);
             }
             const Box s = send_box(q);
-            if (!s.empty()) {
+            if (!s.empty() && err == MPI_SUCCESS) {
                 sends.push_back(coconet_rt::pack(src, s));
                 count_bytes(op.kind, sends.back()->size_bytes());
-                reqs.emplace_back();
-                peers.push_back(q);
-                const int err =
-                    MPI_Isend(sends.back()->data.data(), (int)sends.back()->size_bytes(), MPI_BYTE,
-                              q, tag, MPI_COMM_WORLD, &reqs.back());
-                if (err != MPI_SUCCESS) {
-                    keep_forever(sends, received); // earlier requests may still use them
-                    return mpi_error(err, what);
-                }
+                err = post_box(posted, true, *sends.back(), q, tag, MPI_COMM_WORLD);
             }
         }
-        return wait_all(reqs, peers, what, [&] { keep_forever(sends, received); });
+        if (err != MPI_SUCCESS) {
+            keep_forever(sends, received); // earlier requests may still use them
+            return mpi_error(err, what);
+        }
+        return wait_all(posted.reqs, posted.peers, what, [&] { keep_forever(sends, received); });
     }
 
     // Polls the requests until all complete or the timeout passes. On timeout,
