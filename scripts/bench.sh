@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks (docs/performance.md): builds coconet_bench, runs it on thread
-# ranks (2 and 4) and under mpirun -np 2 and 4, then writes
+# ranks (2 and 4) and under mpirun -np 2 and 4 (the collective rows also on the
+# deterministic path, COCONET_MPI_COLLECTIVES=deterministic), then writes
 # build/bench/results.json, build/bench/results.md (the tables) and a plot per
 # app (build/bench/<app>.png). Extra arguments go to every coconet_bench run,
 # e.g. ./scripts/bench.sh --apps adam,lamb --reps 3
@@ -23,6 +24,16 @@ if command -v mpirun > /dev/null; then
             mpirun --allow-run-as-root --oversubscribe -np "$np" \
             "$BENCH" --mpi --out "$OUT/run_mpi_np$np.json" "$@"
     done
+    # The collective rows on the rank-order path, unless --apps leaves them out.
+    if [[ " $* " != *" --apps "* || " $* " == *collective* ]]; then
+        for np in 2 4; do
+            echo "[bench] mpirun -np $np, COCONET_MPI_COLLECTIVES=deterministic"
+            COCONET_MPI_COLLECTIVES=deterministic OMPI_MCA_btl_vader_single_copy_mechanism=none \
+                mpirun --allow-run-as-root --oversubscribe -np "$np" \
+                "$BENCH" --mpi --apps collective_all_reduce,collective_all_to_all \
+                --out "$OUT/run_mpi_det_np$np.json" "$@"
+        done
+    fi
 else
     echo "[bench] no mpirun: MPI runs skipped"
 fi

@@ -6,8 +6,11 @@
 //                                  [--out results.json]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/bench/coconet_bench --mpi
 //
-// scripts/bench.sh runs it all and plots it (docs/performance.md). Every
-// variant's output is checked against the unscheduled program's first.
+// Under MPI it also times the unfused collectives alone (collective_all_reduce,
+// collective_all_to_all: the runtime's call against MPI_Allreduce and
+// MPI_Alltoallv); runs with COCONET_MPI_COLLECTIVES=deterministic are labelled
+// backend "mpi-deterministic". scripts/bench.sh runs it all and plots it
+// (docs/performance.md). Every variant's output is checked against the first's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -196,10 +199,28 @@ public:
         for (const auto &key : order) {
             run_case(key.first, key.second, cases[key]);
         }
+        // Unfused collectives alone, the runtime's against MPI's own (on thread
+        // ranks the baseline would be the runtime itself).
+        if (std::strcmp(backend(), "mpi") != 0) {
+            return;
+        }
+        for (const char *app : {"collective_all_reduce", "collective_all_to_all"}) {
+            for (int log2n : {20, 22, 24}) {
+                if (o_.apps.empty() || o_.apps.count(app)) {
+                    run_collective(app, int64_t(1) << log2n);
+                }
+            }
+        }
     }
 
 private:
     const char *backend() const { return coconet_comm_backend(comm_); }
+
+    // The backend, and under MPI the path of unfused collectives.
+    std::string backend_label() const {
+        const bool mpi = std::strcmp(backend(), "mpi") == 0;
+        return mpi && coconet_comm_deterministic(comm_) ? "mpi-deterministic" : backend();
+    }
 
     template<typename... Args>
     void say(const char *fmt, Args... args) const {
@@ -377,15 +398,89 @@ private:
         const bool has_baseline = app == "adam" || app == "lamb" ||
                                   variants.count("baseline_partial") ||
                                   variants.count("baseline_producer");
-        Halide::Buffer<> reference;
-        double scale = 1;
+        std::vector<std::pair<const char *, std::function<Variant()>>> made;
         for (const char *name : {"unscheduled", "coconet", "baseline"}) {
             const bool is_baseline = std::strcmp(name, "baseline") == 0;
-            if (is_baseline ? !has_baseline : !variants.count(name)) {
-                continue;
+            if (is_baseline ? has_baseline : variants.count(name) > 0) {
+                made.emplace_back(name, [&, name, is_baseline] {
+                    return is_baseline ? baseline(app, n, variants)
+                                       : aot_variant(variants.at(name), app);
+                });
             }
-            Variant v =
-                is_baseline ? baseline(app, n, variants) : aot_variant(variants.at(name), app);
+        }
+        time_variants(app, n, made);
+    }
+
+    // An unfused collective of n floats by the runtime (coconet_collective_call,
+    // as an unscheduled program's step makes it) and by MPI's own call: the
+    // all-reduce of a Local value, and the all_to_all of a 256 x n/256 value
+    // re-sliced from dimension 1 to dimension 0.
+    void run_collective(const std::string &app, int64_t n) {
+        const bool reduce = app == "collective_all_reduce";
+        const int32_t extents[2] = {reduce ? (int32_t)n : 256, reduce ? 1 : (int32_t)(n / 256)};
+        const int dims = reduce ? 1 : 2;
+        // The whole value, or this rank's slice of it along dim.
+        auto box = [&](int dim) {
+            std::vector<Range> b;
+            for (int d = 0; d < dims; d++) {
+                const int64_t block = (extents[d] + size_ - 1) / size_;
+                b.push_back(d == dim ? Range{std::min<int64_t>(extents[d], rank_ * block),
+                                             std::min<int64_t>(extents[d], (rank_ + 1) * block)}
+                                     : Range{0, extents[d]});
+            }
+            return b;
+        };
+        Halide::Buffer<float> in = allocate_box(Halide::Float(32), box(reduce ? -1 : 1));
+        fill(in, "x", rank_, reduce, extents);
+        auto output = [&] {
+            Halide::Buffer<float> out = allocate_box(Halide::Float(32), box(reduce ? -1 : 0));
+            return Variant{nullptr, [out] { return Halide::Buffer<>(out); }};
+        };
+        time_variants(app, n,
+                      {{"coconet",
+                        [&] {
+                            Variant v = output();
+                            Halide::Buffer<float> out(v.output());
+                            auto desc = std::make_shared<coconet_collective_desc>();
+                            coconet_collective_desc_init(desc.get(), reduce ? COCONET_ALL_REDUCE
+                                                                            : COCONET_ALL_TO_ALL);
+                            desc->dims = dims;
+                            desc->dim = reduce ? -1 : 0;
+                            desc->concat_dim = reduce ? -1 : 1;
+                            std::copy(extents, extents + dims, desc->extents);
+                            v.step = [this, in, out, desc]() mutable {
+                                if (coconet_collective_call(comm_, "x", desc.get(), in.raw_buffer(),
+                                                            out.raw_buffer()) != COCONET_OK) {
+                                    throw RuntimeError(coconet_comm_last_error(comm_));
+                                }
+                            };
+                            return v;
+                        }},
+                       {"baseline", [&] {
+                            Variant v = output();
+                            Halide::Buffer<float> out(v.output());
+                            v.step = [this, in, out, reduce, extents]() mutable {
+                                if (reduce) {
+                                    bench::library_all_reduce(comm_, in.data(), out.data(),
+                                                              (int64_t)out.number_of_elements());
+                                } else {
+                                    bench::library_all_to_all(comm_, in, out, extents, 0, 1);
+                                }
+                            };
+                            return v;
+                        }}});
+    }
+
+    // Times each variant in turn (made when its turn comes, so that one
+    // variant's buffers exist at a time) and checks its output against the
+    // first variant's.
+    void time_variants(const std::string &app, int64_t n,
+                       const std::vector<std::pair<const char *, std::function<Variant()>>> &made) {
+        Halide::Buffer<> reference;
+        double scale = 1;
+        for (const auto &entry : made) {
+            const char *name = entry.first;
+            Variant v = entry.second();
             const double warm = timed(v.step);
             const int reps = std::max(3, std::min(o_.reps, (int)(2.0 / std::max(warm, 1e-9))));
             std::vector<double> t;
@@ -413,7 +508,7 @@ private:
         const double b = bytes_per_element(app, size_);
         Record r{app,
                  variant,
-                 backend(),
+                 backend_label(),
                  size_,
                  n,
                  t[t.size() / 2],
