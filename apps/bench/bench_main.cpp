@@ -3,7 +3,7 @@
 // under mpirun, with a STREAM-like triad measured in the same run.
 //
 //   build/apps/bench/coconet_bench [--ranks 2,4] [--reps 5] [--apps adam,lamb]
-//                                  [--out results.json]
+//                                  [--collective-sizes 20,22,24] [--out results.json]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/bench/coconet_bench --mpi
 //
 // Under MPI it also times the unfused collectives alone (collective_all_reduce,
@@ -45,6 +45,7 @@ struct Options {
     int64_t stream_elements = int64_t(1) << 25; // doubles per array, over all ranks
     bool mpi = false;
     double timeout = 120;
+    std::vector<int> collective_log2_sizes = {20, 22, 24}; // the collective rows' n = 2^k
 };
 
 struct Record {
@@ -205,7 +206,7 @@ public:
             return;
         }
         for (const char *app : {"collective_all_reduce", "collective_all_to_all"}) {
-            for (int log2n : {20, 22, 24}) {
+            for (int log2n : o_.collective_log2_sizes) {
                 if (o_.apps.empty() || o_.apps.count(app)) {
                     run_collective(app, int64_t(1) << log2n);
                 }
@@ -594,6 +595,17 @@ int main(int argc, char **argv) {
             }
         } else if (a == "--out" && has_value) {
             o.out = argv[++i];
+        } else if (a == "--collective-sizes" && has_value) {
+            o.collective_log2_sizes.clear();
+            for (const std::string &k : split_list(argv[++i])) {
+                const int log2n = std::atoi(k.c_str());
+                if (log2n < 8 || log2n > 30) {
+                    std::fprintf(stderr, "coconet_bench: --collective-sizes takes log2 sizes "
+                                         "from 8 to 30, not %s\n", k.c_str());
+                    return 2;
+                }
+                o.collective_log2_sizes.push_back(log2n);
+            }
         } else if (a == "--stream-elements" && has_value) {
             o.stream_elements = std::atoll(argv[++i]);
         } else if (a == "--mpi") {
