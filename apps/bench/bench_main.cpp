@@ -600,8 +600,10 @@ int main(int argc, char **argv) {
             for (const std::string &k : split_list(argv[++i])) {
                 const int log2n = std::atoi(k.c_str());
                 if (log2n < 8 || log2n > 30) {
-                    std::fprintf(stderr, "coconet_bench: --collective-sizes takes log2 sizes "
-                                         "from 8 to 30, not %s\n", k.c_str());
+                    std::fprintf(stderr,
+                                 "coconet_bench: --collective-sizes takes log2 sizes "
+                                 "from 8 to 30, not %s\n",
+                                 k.c_str());
                     return 2;
                 }
                 o.collective_log2_sizes.push_back(log2n);
