@@ -44,6 +44,7 @@ extern "C" int coconet_mpi_available(void) {
 #include <mpi.h>
 
 #include "Errors.h"
+#include "FlagBarrier.h"
 #include "Pack.h"
 #include "Reduce.h"
 
@@ -420,10 +421,8 @@ struct SharedWindow {
     MPI_Win win = MPI_WIN_NULL;
     MPI_Aint bytes = 0;          // this rank's segment
     std::vector<uint8_t *> base; // each member's segment, by group rank
-
-    // Member k's count of window barriers reached (diagnostics only: the
-    // members behind this rank's count are those a timeout names).
-    uint64_t *arrivals(int k) const { return reinterpret_cast<uint64_t *>(base[k]); }
+    // Over the slots at the start of each segment (FusedLayout::kSrcOffset).
+    coconet_rt::FlagBarrier barrier;
 };
 
 // What an exchange received: the parts, and views of them by sender.
@@ -1191,9 +1190,16 @@ struct MpiComm : coconet_comm {
             // Every member grows alike: same history of calls, same sizes.
             const MPI_Aint bytes = std::max<MPI_Aint>((MPI_Aint)need, 2 * w.bytes);
             void *base = nullptr;
-            int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, w.comm, &base, &w.win);
+            // Non-contiguous: each member's segment starts a page of its own
+            // (no cache line shared between members' barrier slots).
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "alloc_shared_noncontig", "true");
+            int err = MPI_Win_allocate_shared(bytes, 1, info, w.comm, &base, &w.win);
+            MPI_Info_free(&info);
             if (err == MPI_SUCCESS) {
-                // One passive epoch for the window's life: MPI_Win_sync needs one.
+                // One passive epoch for the window's life, in which members load and
+                // store each other's segments directly.
                 err = MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
             }
             if (err != MPI_SUCCESS) {
@@ -1202,14 +1208,25 @@ struct MpiComm : coconet_comm {
             }
             w.bytes = bytes;
             w.base.assign(g.size, nullptr);
+            std::vector<coconet_rt::FlagBarrierSlot *> slots;
             for (int k = 0; k < g.size; k++) {
                 MPI_Aint segment = 0;
                 int unit = 0;
                 void *ptr = nullptr;
                 MPI_Win_shared_query(w.win, k, &segment, &unit, &ptr);
                 w.base[k] = static_cast<uint8_t *>(ptr);
+                slots.push_back(reinterpret_cast<coconet_rt::FlagBarrierSlot *>(ptr));
             }
-            __atomic_store_n(w.arrivals(g.local(rank)), 0, __ATOMIC_RELAXED);
+            w.barrier = coconet_rt::FlagBarrier(slots, g.local(rank));
+            w.barrier.reset();
+            // Every member's slot is zero before any member first arrives.
+            MPI_Request req;
+            MPI_Ibarrier(w.comm, &req);
+            std::vector<MPI_Request> reqs = {req};
+            const int rc = wait_all(reqs, {-1}, what + " (allocating the shared window)", nullptr);
+            if (rc != COCONET_OK) {
+                return rc;
+            }
         }
         *out = &w;
         return COCONET_OK;
@@ -1243,44 +1260,29 @@ struct MpiComm : coconet_comm {
     }
 
     // Makes this rank's writes to the window visible to the group and waits
-    // for every member's (memory barrier, group barrier, memory barrier).
-    // With `failed`, the barrier is an all-reduce of the members' statuses as
-    // well: in, whether this rank failed (its rank, or -1); out, the first
-    // member that did (or -1), the same on every member.
+    // for every member's: a flag barrier in the window (release on arrival,
+    // acquire on waiting), no MPI call. With `failed`, the members' statuses
+    // go with their arrivals: in, whether this rank failed (its rank, or -1);
+    // out, the first member that did (or -1), the same on every member.
     int window_barrier(SharedWindow &w, const std::string &what, int *failed = nullptr) {
-        const int members = (int)w.base.size();
-        uint64_t *mine = w.arrivals(rank - w.first);
-        const uint64_t reached = __atomic_load_n(mine, __ATOMIC_RELAXED) + 1;
-        __atomic_store_n(mine, reached, __ATOMIC_RELEASE);
-        MPI_Win_sync(w.win);
-        MPI_Request req;
-        // MPI may still write the result after a timeout: never freed then.
-        auto *status = new std::array<int, 4>{failed && *failed >= 0 ? 1 : 0, rank, 0, -1};
-        const int err = failed ? MPI_Iallreduce(status->data(), status->data() + 2, 1, MPI_2INT,
-                                                MPI_MAXLOC, w.comm, &req)
-                               : MPI_Ibarrier(w.comm, &req);
-        if (err != MPI_SUCCESS) {
-            return mpi_error(err, what);
-        }
-        std::vector<MPI_Request> reqs = {req};
-        const int rc = wait_all(reqs, {-1}, what, nullptr, [&] {
-            MPI_Win_sync(w.win);
+        w.barrier.arrive(failed && *failed >= 0 ? 1 : 0, std::memory_order_release);
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(timeout));
+        if (!w.barrier.wait(deadline, std::memory_order_acquire)) {
             std::vector<int> late;
-            for (int k = 0; k < members; k++) {
-                if (__atomic_load_n(w.arrivals(k), __ATOMIC_ACQUIRE) < reached) {
-                    late.push_back(w.first + k);
-                }
+            for (const int k : w.barrier.late()) {
+                late.push_back(w.first + k);
             }
-            return late.empty() ? std::string("other ranks") : coconet_rt::rank_list(late);
-        });
-        MPI_Win_sync(w.win);
-        if (rc == COCONET_OK) {
-            if (failed) {
-                *failed = (*status)[2] ? (*status)[3] : -1;
-            }
-            delete status;
+            return timed_out(what, late.empty() ? "other ranks" : coconet_rt::rank_list(late));
         }
-        return rc;
+        if (failed) {
+            *failed = -1;
+            for (int k = 0; k < w.barrier.members() && *failed < 0; k++) {
+                *failed = w.barrier.word(k) ? w.first + k : -1;
+            }
+        }
+        return COCONET_OK;
     }
 
     // Whether every member of `comm` arrives at a barrier within the timeout
@@ -1440,15 +1442,17 @@ struct MpiComm : coconet_comm {
             on_abandon();
         }
         const bool everyone = std::find(waiting.begin(), waiting.end(), -1) != waiting.end();
-        const std::string msg =
-            coconet_rt::timeout_message(rank, what, timeout,
-                                        whom       ? whom()
-                                        : everyone ? "other ranks"
-                                                   : coconet_rt::rank_list(waiting));
-        // The exchange state with the missing peers is lost: refuse later calls.
-        failure = msg;
+        return timed_out(what, whom       ? whom()
+                               : everyone ? "other ranks"
+                                          : coconet_rt::rank_list(waiting));
+    }
+
+    // A wait for `whom` in `what` passed the timeout. The exchange state with
+    // the missing peers is lost: later calls are refused.
+    int timed_out(const std::string &what, const std::string &whom) {
+        failure = coconet_rt::timeout_message(rank, what, timeout, whom);
         failed_timeout = timeout;
-        return fail(COCONET_ERR_TIMEOUT, msg);
+        return fail(COCONET_ERR_TIMEOUT, failure);
     }
 
     // Buffers of requests MPI may still use after a timeout are never freed.
