@@ -432,8 +432,11 @@ struct Received {
 };
 
 struct MpiComm : coconet_comm {
-    MpiComm(int rank, int size, double timeout, bool one_node)
-        : coconet_comm(rank, size, timeout), one_node(one_node), native(native_from_env()) {}
+    // `world`: the whole world's group communicator, made with this one.
+    MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world)
+        : coconet_comm(rank, size, timeout), one_node(one_node), native(native_from_env()) {
+        group_comms.emplace(std::make_pair(0, size), world);
+    }
 
     // Frees the windows when every member is still here to free them (freeing
     // is collective); after a failure they are left to MPI_Finalize.
@@ -811,9 +814,10 @@ struct MpiComm : coconet_comm {
             return mpi_error(err, what);
         }
         return wait_all(posted.reqs, posted.peers, what, keep, [&] {
-            return "the other ranks of its group (" +
-                   coconet_rt::rank_list(group_ranks_except(g, rank)) +
-                   "; one stopped or left in the middle of the call)";
+            // MPI does not tell which member holds its collective up.
+            return coconet_rt::rank_list(group_ranks_except(g, rank)) +
+                   " (the rest of its group: one of them stopped or left in the middle of "
+                   "the call)";
         });
     }
 
@@ -1232,9 +1236,11 @@ struct MpiComm : coconet_comm {
         return COCONET_OK;
     }
 
-    // The group's communicator, created on its first call (only the group's
-    // ranks take part, after check_same_call found them all in this call, so
-    // this blocking call does not wait for absent ranks) and kept.
+    // The group's communicator: the world's is made with this communicator;
+    // another group's on its first call (only the group's ranks take part,
+    // after check_same_call found them all in this call, so this blocking
+    // call does not wait for absent ranks, only for one that stops in it;
+    // see docs/ARCHITECTURE.md) and kept.
     int group_comm(const Group &g, const std::string &what, MPI_Comm *out) {
         // MPI_COMM_NULL is not a value-initialized MPI_Comm: insert it.
         MPI_Comm &comm =
@@ -1521,7 +1527,15 @@ coconet_comm *coconet_mpi_comm_create(double timeout_seconds) {
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
     }
-    return new MpiComm(rank, size, timeout_seconds, node_size == size);
+    // The world's collectives get a communicator of their own now, while every
+    // rank is here anyway, rather than by a blocking call in the middle of a
+    // collective, where a rank that stops would hang the others.
+    MPI_Comm world = MPI_COMM_NULL;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
+        std::fprintf(stderr, "coconet: MPI_Comm_dup of MPI_COMM_WORLD failed\n");
+        return nullptr;
+    }
+    return new MpiComm(rank, size, timeout_seconds, node_size == size, world);
 }
 
 void coconet_mpi_comm_destroy(coconet_comm *comm) {
