@@ -483,7 +483,7 @@ struct MpiComm : coconet_comm {
         MPI_Request req;
         MPI_Ibarrier(MPI_COMM_WORLD, &req);
         std::vector<MPI_Request> reqs = {req};
-        return wait_all(reqs, {-1}, label, nullptr);
+        return wait_all(reqs, {-1}, label, nullptr, nullptr, Pace::Patient);
     }
 
     int run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) override {
@@ -922,10 +922,13 @@ struct MpiComm : coconet_comm {
                 return mpi_error(err, what);
             }
         }
-        const int rc = wait_all(reqs, peers, what, [&] {
-            (void)theirs.release();
-            (void)sent.release();
-        });
+        const int rc = wait_all(
+            reqs, peers, what,
+            [&] {
+                (void)theirs.release();
+                (void)sent.release();
+            },
+            nullptr, Pace::Patient);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -1400,8 +1403,20 @@ struct MpiComm : coconet_comm {
             keep_forever(sends, received); // earlier requests may still use them
             return mpi_error(err, what);
         }
-        return wait_all(posted.reqs, posted.peers, what, [&] { keep_forever(sends, received); });
+        return wait_all(
+            posted.reqs, posted.peers, what, [&] { keep_forever(sends, received); }, nullptr,
+            Pace::Patient);
     }
+
+    // How a wait polls. MPI progresses non-blocking calls only inside MPI
+    // calls, so a wait inside a collective that every member has entered
+    // tests again at once (sleeping between tests made a 64 MiB all-reduce
+    // 15-30x slower), yielding to ranks that share the core. A wait that may
+    // be for a peer still computing (its arrival at a call, a message of a
+    // pipeline) tests at once for 1 ms, then sleeps 20 us between tests,
+    // leaving the cores to the ranks that compute (spinning there made a
+    // 4-rank pipeline on 2 cores 1.5-2x slower).
+    enum class Pace { Eager, Patient };
 
     // Polls the requests until all complete or the timeout passes. On timeout,
     // cancels what can be cancelled (point-to-point requests; peer -1 marks a
@@ -1410,9 +1425,10 @@ struct MpiComm : coconet_comm {
     // names the peers of the requests left, or whom `whom` names.
     int wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
                  const std::string &what, const std::function<void()> &on_abandon,
-                 const std::function<std::string()> &whom = nullptr) {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+                 const std::function<std::string()> &whom = nullptr, Pace pace = Pace::Eager) {
+        const auto start = std::chrono::steady_clock::now();
+        const auto deadline = start + std::chrono::duration<double>(timeout);
+        const auto eager_until = start + std::chrono::milliseconds(1);
         while (true) {
             int done = 0;
             const int err = MPI_Testall((int)reqs.size(), reqs.data(), &done, MPI_STATUSES_IGNORE);
@@ -1422,13 +1438,15 @@ struct MpiComm : coconet_comm {
             if (done) {
                 return COCONET_OK;
             }
-            if (std::chrono::steady_clock::now() > deadline) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now > deadline) {
                 break;
             }
-            // MPI progresses non-blocking calls only inside MPI calls: test
-            // again at once (sleeping between tests made a 64 MiB all-reduce
-            // 15-30x slower), yielding to ranks that share this core.
-            std::this_thread::yield();
+            if (pace == Pace::Patient && now > eager_until) {
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+            } else {
+                std::this_thread::yield();
+            }
         }
         std::vector<int> waiting;
         bool pending = false;
