@@ -548,24 +548,28 @@ struct MpiComm : coconet_comm {
         return COCONET_OK;
     }
 
-    // What this rank sends each group member q in a direct exchange: the part
-    // of its input q's output reads (empty for itself and for non-readers).
+    // The part of rank `from`'s input that rank `to`'s output reads (empty
+    // when it reads none, and from itself: nothing to move).
+    static Box part(const Op &op, int from, int to) {
+        return from != to && op.reads_from(to, from)
+                   ? intersect(op.input_box(from), op.output_limit(to))
+                   : coconet_rt::no_box(op.dims);
+    }
+
+    // What this rank sends each group member in a direct exchange.
     std::vector<Box> send_boxes(const Op &op) const {
         std::vector<Box> boxes;
         for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
-            boxes.push_back(q != rank && op.reads_from(q, rank)
-                                ? intersect(op.input_box(rank), op.output_limit(q))
-                                : coconet_rt::no_box(op.dims));
+            boxes.push_back(part(op, rank, q));
         }
         return boxes;
     }
 
+    // What this rank receives from each group member in a direct exchange.
     std::vector<Box> recv_boxes(const Op &op) const {
         std::vector<Box> boxes;
         for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
-            boxes.push_back(q != rank && op.reads_from(rank, q)
-                                ? intersect(op.input_box(q), op.output_limit(rank))
-                                : coconet_rt::no_box(op.dims));
+            boxes.push_back(part(op, q, rank));
         }
         return boxes;
     }
@@ -837,16 +841,8 @@ struct MpiComm : coconet_comm {
                   const std::string &what) {
         Parts received;
         const int rc = point_to_point(
-            op, in,
-            [&](int q) {
-                return op.reads_from(q, rank) ? intersect(op.input_box(rank), op.output_limit(q))
-                                              : coconet_rt::no_box(op.dims);
-            },
-            [&](int q) {
-                return op.reads_from(rank, q) ? intersect(op.input_box(q), op.output_limit(rank))
-                                              : coconet_rt::no_box(op.dims);
-            },
-            received, what);
+            op, in, [&](int q) { return part(op, rank, q); },
+            [&](int q) { return part(op, q, rank); }, received, what);
         if (rc != COCONET_OK) {
             return rc;
         }
