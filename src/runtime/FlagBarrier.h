@@ -62,7 +62,7 @@ public:
     bool wait(std::chrono::steady_clock::time_point deadline,
               std::memory_order order = std::memory_order_acquire) const {
         for (int looks = 0;; looks++) {
-            if (late(order).empty()) {
+            if (all_arrived(order)) {
                 return true;
             }
             if (looks >= kSpins) {
@@ -77,6 +77,17 @@ public:
     // Waits for as long as it takes.
     void wait(std::memory_order order = std::memory_order_acquire) const {
         (void)wait(std::chrono::steady_clock::time_point::max(), order);
+    }
+
+    // Whether every member has reached this member's last barrier (no
+    // allocation: it runs in the wait's loop).
+    bool all_arrived(std::memory_order order = std::memory_order_acquire) const {
+        for (const FlagBarrierSlot *slot : slots_) {
+            if (load(&slot->arrived, order) < epoch_) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // The members that have not reached this member's last barrier.
