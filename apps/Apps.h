@@ -19,6 +19,13 @@ namespace apps {
 enum class Schedule { None, Split, Fused };
 const char *to_string(Schedule s);
 
+// The apps' MatMuls on a CPU: C(x, y) += A(x, k) * B(k, y) in register tiles
+// of 16 x 6 (12 AVX2 registers of partial sums, A read as 2 vectors and B
+// broadcast 6 times per k), the Halide schedule of a BLAS micro-kernel.
+inline void schedule_matmul(DFunc &c, const Halide::Var &x, const Halide::Var &y) {
+    c.accumulate_in_registers(x, y, 16, 6);
+}
+
 struct OptimizerConfig {
     int n = 1000; // parameters
     float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
@@ -88,6 +95,7 @@ struct PipelineConfig {
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
     int overlap = 0; // > 0 (with Fused): each stage's MatMul overlapped with its pass
+    bool gpu = false; // as OptimizerConfig::gpu
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer

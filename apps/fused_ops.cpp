@@ -118,8 +118,7 @@ Program gemm_all_to_all(const GemmConfig &c) {
     DFunc expert_out("expert_out");
     expert_out(h, s, x, j) = 0.0f;
     expert_out(h, s, x, j) += w(h, k, x) * tokens(k, s, x, j);
-    expert_out.func().vectorize(h, 8, guard);
-    expert_out.func().update().reorder(h, k, s, x, j).vectorize(h, 8, guard);
+    schedule_matmul(expert_out, h, s);
 
     // Expert outputs go back to their tokens' ranks.
     return routed("gemm_all_to_all", expert_out, "routed", c.overlap, c.producer_only);

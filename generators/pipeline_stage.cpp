@@ -20,6 +20,7 @@ public:
         c.hidden = hidden;
         sched.apply(c);
         c.overlap = overlap;
+        c.gpu = target().has_gpu_feature();
         set_program(apps::two_stage_pipeline(c));
     }
 };

@@ -90,6 +90,13 @@ struct DFuncContents {
     // Schedule (overlap): this collective and its producer run in this many
     // chunks of the outermost dimension (0: not overlapped).
     int overlap_chunks = 0;
+    // Schedule (accumulate_in_registers): computed in tiles of these pure
+    // variables, each tile's updates accumulated in registers.
+    struct RegisterTile {
+        std::string x, y;
+        int x_factor = 0, y_factor = 0;
+    };
+    std::optional<RegisterTile> register_tile;
 };
 
 class DFunc {
@@ -144,6 +151,18 @@ public:
     // last one moves). A reduce_scatter that owns a fused pass is overlapped
     // as that pass, the same way.
     DFunc &overlap(const DFunc &producer, int chunks);
+
+    // Compute this Func (a reduction such as a MatMul: pure definition,
+    // then updates at its own pure variables) in tiles of x_factor x
+    // y_factor elements of dimensions x and y, each tile's updates
+    // accumulated in registers: Halide's staging-Func idiom (a Func named
+    // <name>_acc computed at each tile, its storage bounded to the tile),
+    // vectorized along x, unrolled along y, the reduction loops outside
+    // them. Every element still sums in its definitions' order, so results
+    // are unchanged. Tails are guarded; full tiles take the unguarded path.
+    // Halide's own directives on this Func's definitions are then refused.
+    DFunc &accumulate_in_registers(const Halide::Var &x, const Halide::Var &y, int x_factor,
+                                   int y_factor);
 
     const std::string &name() const;
     FuncKind kind() const;

@@ -255,7 +255,7 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                     return read_in(scheduled_target(f, c, analysis), source ? -1 : s, reads, funcs,
                                    x);
                 };
-                funcs[f] = rebuild_compute(*f, analysis.of(f), callee, out.rank, out.size);
+                funcs[f] = rebuild_scheduled(*f, analysis.of(f), callee, out.rank, out.size);
             }
             // Unscheduled: every distributed Func is materialized on its own.
             funcs[f].compute_root();

@@ -35,6 +35,16 @@ std::string chunking(const FuncInfo &info, int chunks) {
            " along dimension " + std::to_string(dim);
 }
 
+// "; in tiles of 16 x 6 of (f, b), its updates accumulated in registers".
+std::string register_tiles(const DFuncContents &f) {
+    if (!f.register_tile) {
+        return "";
+    }
+    const auto &t = *f.register_tile;
+    return "in tiles of " + std::to_string(t.x_factor) + " x " + std::to_string(t.y_factor) +
+           " of (" + t.x + ", " + t.y + "), its updates accumulated in registers";
+}
+
 // What the schedule did to a Func, in words (empty when nothing).
 std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis &a) {
     const DFuncContents &f = *step.func;
@@ -48,13 +58,19 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
         return "computed on slices as " + f.sliced_part->name + ", gathered by " + f.gathered->name;
     case StepRole::SendsSlices:
         return "sends slices as " + f.sliced_part->name + " + " + f.gathered->name;
-    case StepRole::ChunkedSource:
-        return pass ? "computed chunk by chunk, overlapped with the fused pass of " +
-                          pass->scatter->name
-                    : "computed chunk by chunk, overlapped with " +
-                          spmd.segments[step.segment].collective->name;
+    case StepRole::ChunkedSource: {
+        const std::string tiles = register_tiles(f);
+        return (pass ? "computed chunk by chunk, overlapped with the fused pass of " +
+                           pass->scatter->name
+                     : "computed chunk by chunk, overlapped with " +
+                           spmd.segments[step.segment].collective->name) +
+               (tiles.empty() ? "" : "; " + tiles);
+    }
     case StepRole::Computed: {
         std::vector<std::string> parts;
+        if (f.register_tile) {
+            parts.push_back(register_tiles(f));
+        }
         for (const DFuncContents *c : step.slice_reads) {
             parts.push_back("reads its slice of " + c->sliced_part->name + " for " + c->name);
         }

@@ -119,4 +119,51 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
     return out;
 }
 
+namespace {
+
+// The tiles: the copy's loops tiled (tails guarded, so that Halide's loop
+// partitioning leaves full tiles unguarded), the staging Func computed per
+// tile with its storage bounded to the tile, which LLVM then keeps in
+// registers; its reduction loops outside the vectorized and unrolled tile.
+void schedule_tiles(const DFuncContents::RegisterTile &t, Halide::Func out, Halide::Func acc) {
+    using Halide::Var;
+    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+    Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
+    out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard).vectorize(xi).unroll(yi);
+    acc.compute_at(out, xo)
+        .bound_storage(x, t.x_factor)
+        .bound_storage(y, t.y_factor)
+        .vectorize(x, t.x_factor, guard)
+        .unroll(y);
+    for (int i = 0; i < (int)acc.function().updates().size(); i++) {
+        std::vector<Halide::VarOrRVar> order = {x, y};
+        for (const ReductionVariable &r : acc.function().update(i).schedule().rvars()) {
+            order.emplace_back(Halide::RVar(r.var));
+        }
+        acc.update(i).reorder(order).vectorize(x, t.x_factor, guard).unroll(y);
+    }
+}
+
+} // namespace
+
+Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
+                               const CalleeMap &callee, Expr rank, Expr world_size) {
+    if (!f.register_tile) {
+        return rebuild_compute(f, info, callee, rank, world_size);
+    }
+    const Function fn = f.func.function();
+    bool touched = fn.definition().schedule().touched();
+    for (const Definition &u : fn.updates()) {
+        touched = touched || u.schedule().touched();
+    }
+    coconet_user_assert(!touched)
+        << f.name << " accumulates in registers (accumulate_in_registers) and also has Halide "
+        << "directives on its definitions; the tiles decide its loops, so drop one of them.";
+    Halide::Func acc = rebuild_compute(f, info, callee, rank, world_size, f.name + "_acc");
+    Halide::Func out(f.name);
+    out(acc.args()) = acc(acc.args());
+    schedule_tiles(*f.register_tile, out, acc);
+    return out;
+}
+
 } // namespace coconet

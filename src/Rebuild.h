@@ -20,6 +20,14 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
                              Halide::Expr rank, Halide::Expr world_size,
                              const std::string &name = "");
 
+// f's Func as a lowering computes it: rebuild_compute, or, where f asks to
+// accumulate_in_registers, a Func named like f that copies a staging Func
+// <name>_acc (f's rebuilt definitions) computed at each of its tiles. Refuses
+// Halide directives on f's definitions there (they would fight the tiles).
+Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
+                               const CalleeMap &callee, Halide::Expr rank,
+                               Halide::Expr world_size);
+
 } // namespace coconet
 
 #endif

@@ -4,6 +4,7 @@
 #include "Error.h"
 #include "Rebuild.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace coconet {
@@ -218,6 +219,40 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
     coconet_user_assert(dimensions() >= 1) << where << c.name << " is a scalar.";
     coconet_user_assert(c.overlap_chunks == 0) << where << c.name << " is already overlapped.";
     contents->overlap_chunks = chunks;
+    return *this;
+}
+
+DFunc &DFunc::accumulate_in_registers(const Halide::Var &x, const Halide::Var &y, int x_factor,
+                                      int y_factor) {
+    coconet_user_assert(contents) << "accumulate_in_registers on a null DFunc.";
+    const DFuncContents &c = *contents;
+    const std::string where = "accumulate_in_registers(" + c.name + ", " + x.name() + ", " +
+                              y.name() + ", " + std::to_string(x_factor) + ", " +
+                              std::to_string(y_factor) + "): ";
+    coconet_user_assert(c.kind == FuncKind::Compute && c.func.defined())
+        << where << c.name << " is not a computed Func with a definition.";
+    const Halide::Internal::Function fn = c.func.function();
+    coconet_user_assert(!fn.updates().empty())
+        << where << c.name << " has no update definition; there is nothing to accumulate.";
+    const std::vector<std::string> &args = fn.args();
+    for (const Halide::Var &v : {x, y}) {
+        coconet_user_assert(std::find(args.begin(), args.end(), v.name()) != args.end())
+            << where << v.name() << " is not a pure variable of " << c.name << ".";
+    }
+    coconet_user_assert(x.name() != y.name()) << where << "x and y are the same variable.";
+    coconet_user_assert(x_factor >= 1 && y_factor >= 1) << where << "factors must be at least 1.";
+    for (const auto &u : fn.updates()) {
+        for (size_t d = 0; d < u.args().size(); d++) {
+            const auto *v = u.args()[d].as<Halide::Internal::Variable>();
+            coconet_user_assert(v && v->name == args[d])
+                << where << c.name << " has an update writing at " << u.args()[d] << ", not at "
+                << args[d] << "; only updates at the Func's own pure variables accumulate in "
+                << "tiles.";
+        }
+    }
+    coconet_user_assert(!c.register_tile) << where << c.name << " already accumulates in tiles.";
+    contents->register_tile =
+        DFuncContents::RegisterTile{x.name(), y.name(), x_factor, y_factor};
     return *this;
 }
 
