@@ -219,3 +219,129 @@ TEST_CASE("Halide's own directives still schedule the compute", "[schedules]") {
     CHECK(for_type(lowered[1].function().update(0), "j.v") ==
           Halide::Internal::ForType::Vectorized);
 }
+
+namespace {
+
+// c(x, y) = sum over the sliced contraction of a(x, k) * b(k, y), all-reduced,
+// plus a bias: the MatMul shape accumulate_in_registers is for.
+struct MatMulProgram {
+    DFunc a, b, c, summed;
+    Halide::Var x{"x"}, y{"y"};
+    Program program{"register_tiles"};
+};
+
+// With `reduce` false the partial sums are the output (Local).
+MatMulProgram matmul_program(int m, int n, int k, bool reduce = true) {
+    MatMulProgram p;
+    p.a = input("a", Halide::Float(32), {m, k}, Sliced(1));
+    p.b = input("b", Halide::Float(32), {k, n}, Sliced(0));
+    Halide::RDom r(0, k, "r");
+    p.c = DFunc("c");
+    p.c(p.x, p.y) = 0.5f;
+    p.c(p.x, p.y) += p.a(p.x, r) * p.b(r, p.y);
+    if (!reduce) {
+        p.program.output(p.c, Local());
+        return p;
+    }
+    p.summed = all_reduce(p.c, ReduceOp::Sum, "summed");
+    p.program.output(p.summed, Replicated());
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("accumulate_in_registers keeps the result, tails included", "[schedules]") {
+    // 37 x 13: two full tiles of 16 and a tail of 5 along x, two of 6 and a
+    // tail of 1 along y; the contraction of 11 sliced over up to 8 ranks.
+    MatMulProgram p = matmul_program(37, 13, 11);
+    p.c.accumulate_in_registers(p.x, p.y, 16, 6);
+    check_matches_reference(p.program);
+    // Tiles larger than the whole Func: only the guarded path.
+    MatMulProgram q = matmul_program(5, 3, 4);
+    q.c.accumulate_in_registers(q.y, q.x, 8, 8);
+    check_matches_reference(q.program);
+    // Overlapped with its all_reduce: each chunk's pipeline tiles its Func.
+    MatMulProgram o = matmul_program(37, 13, 11);
+    o.c.accumulate_in_registers(o.x, o.y, 16, 6);
+    o.summed.overlap(o.c, 3);
+    check_matches_reference(o.program);
+}
+
+TEST_CASE("accumulate_in_registers stages the updates in a Func at each tile", "[schedules]") {
+    MatMulProgram p = matmul_program(37, 13, 11, false);
+    p.c.accumulate_in_registers(p.x, p.y, 16, 6);
+    const LoweredProgram lowered = lower(p.program);
+    std::vector<Halide::Func> outs = lowered.spmd.segments.at(0).halide.pipeline.outputs();
+    REQUIRE(outs.size() == 1);
+    // Halide names Funcs uniquely (c$10): match the prefix.
+    auto named = [](const std::string &name, const std::string &prefix) {
+        return name.compare(0, prefix.size() + 1, prefix + "$") == 0;
+    };
+    const Halide::Internal::Function c = outs[0].function();
+    CHECK(named(c.name(), "c"));
+    CHECK(c.updates().empty());
+    // The staging Func: c's definitions, computed at each tile of c.
+    std::optional<Halide::Internal::Function> staged;
+    for (const auto &[name, f] : Halide::Internal::find_transitive_calls(c)) {
+        if (named(name, "c_acc")) {
+            staged = f;
+        }
+    }
+    REQUIRE(staged);
+    const Halide::Internal::Function acc = *staged;
+    CHECK(acc.updates().size() == 1);
+    Halide::LoopLevel at = acc.schedule().compute_level();
+    at.lock();
+    CHECK(at.func() == c.name());
+    CHECK(at.var().name() == "x_o");
+    // Its storage bounded to one tile, which is what lets LLVM keep it in registers.
+    const auto &storage = acc.schedule().storage_dims();
+    REQUIRE(storage.size() == 2);
+    CHECK(Halide::Internal::is_const(storage[0].bound, 16));
+    CHECK(Halide::Internal::is_const(storage[1].bound, 6));
+    // Its update: the tile's x vectorized, y unrolled, the reduction outside.
+    std::vector<std::string> loops;
+    for (const auto &d : acc.update(0).schedule().dims()) {
+        loops.push_back(d.var);
+    }
+    auto position = [&](const std::string &v) {
+        return std::find(loops.begin(), loops.end(), v) - loops.begin();
+    };
+    INFO("loops of c_acc's update, innermost first: " << Catch::Detail::stringify(loops));
+    CHECK(position("x.x") < position("y")); // x split by vectorize into x.x and x.v
+    CHECK(position("y") < position("r$x"));
+    CHECK(position("r$x") < (int)loops.size());
+    CHECK_THAT(print_plan(lowered, 2),
+               Contains("in tiles of 16 x 6 of (x, y), its updates accumulated in registers"));
+}
+
+TEST_CASE("accumulate_in_registers refuses what it cannot tile", "[schedules][error]") {
+    MatMulProgram p = matmul_program(7, 5, 3);
+    Halide::Var z("z");
+    CHECK_THAT(message_of<UserError>([&] { p.c.accumulate_in_registers(p.x, z, 4, 2); }),
+               Contains("z is not a pure variable of c"));
+    CHECK_THAT(message_of<UserError>([&] { p.c.accumulate_in_registers(p.x, p.x, 4, 2); }),
+               Contains("x and y are the same variable"));
+    CHECK_THAT(message_of<UserError>([&] { p.c.accumulate_in_registers(p.x, p.y, 0, 2); }),
+               Contains("factors must be at least 1"));
+    CHECK_THAT(message_of<UserError>([&] { p.summed.accumulate_in_registers(p.x, p.y, 4, 2); }),
+               Contains("summed is not a computed Func"));
+    DFunc plain("plain");
+    plain(p.x, p.y) = p.a(p.x, p.y) * 2.0f;
+    CHECK_THAT(message_of<UserError>([&] { plain.accumulate_in_registers(p.x, p.y, 4, 2); }),
+               Contains("plain has no update definition"));
+    Halide::RDom r(0, 7, "r");
+    DFunc hist("hist");
+    hist(p.x, p.y) = 0.0f;
+    hist(r, p.y) += 1.0f;
+    CHECK_THAT(message_of<UserError>([&] { hist.accumulate_in_registers(p.x, p.y, 4, 2); }),
+               Contains("has an update writing at r$x, not at x"));
+    p.c.accumulate_in_registers(p.x, p.y, 4, 2);
+    CHECK_THAT(message_of<UserError>([&] { p.c.accumulate_in_registers(p.x, p.y, 4, 2); }),
+               Contains("c already accumulates in tiles"));
+    // Halide's directives on the same Func would fight the tiles: refused when lowered.
+    p.c.func().update().vectorize(p.x, 4, Halide::TailStrategy::GuardWithIf);
+    CHECK_THAT(message_of<UserError>([&] { lower(p.program); }),
+               Contains("c accumulates in registers (accumulate_in_registers) and also has "
+                        "Halide directives"));
+}
