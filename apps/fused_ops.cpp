@@ -76,10 +76,18 @@ Program gemv_all_reduce(const GemvConfig &c) {
     DFunc partial("partial");
     partial(o, j) = 0.0f;
     partial(o, j) += w(o, j, k) * x(k);
-    // Each tile's rows as vectors, the contraction outside them: one pass
-    // over the weight, every sum in the reference's order.
+    // A BLAS sgemv's loop order: all rows as vectors (their partial sums stay
+    // in L1), four columns of the weight per pass over them, the columns in
+    // order outside: one contiguous pass over the weight, every sum in the
+    // reference's order.
+    Halide::RVar ko("ko"), ki("ki");
     partial.func().vectorize(o, 8, guard);
-    partial.func().update().reorder(o, k, j).vectorize(o, 8, guard);
+    partial.func()
+        .update()
+        .split(k, ko, ki, 4, guard)
+        .reorder(ki, o, j, ko)
+        .vectorize(o, 8, guard)
+        .unroll(ki);
     Program p("gemv_all_reduce");
     if (c.producer_only) {
         p.output(partial, Local());

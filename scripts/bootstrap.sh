@@ -17,7 +17,8 @@ log() { echo "[bootstrap] $*"; }
 die() { echo "[bootstrap] error: $*" >&2; exit 1; }
 
 # --- apt packages ------------------------------------------------------------------
-APT_PKGS=(g++ python3 python3-venv libopenmpi-dev openmpi-bin catch2 ccache openssh-client)
+APT_PKGS=(g++ python3 python3-venv libopenmpi-dev openmpi-bin catch2 ccache openssh-client
+          libopenblas-dev)
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${APT_PKGS[@]}"; do

@@ -25,6 +25,7 @@
 
 #include "AotRunner.h"
 #include "Baselines.h"
+#include "Blas.h"
 #include "bench_libraries.h"
 
 using namespace coconet;
@@ -295,19 +296,53 @@ private:
         return {[this, call] { (*call)(comm_); }, [call, out] { return call->buffers.at(out); }};
     }
 
+    // The compute before a baseline's collective: the AOT library of the
+    // app's own Halide code (the producer, the Megatron block's partial sums),
+    // or with `blas` the same kernels by OpenBLAS on the same buffers.
+    std::function<void()> compute(const std::string &app, const std::shared_ptr<AotCall> &call,
+                                  bool blas) {
+        if (!blas) {
+            return [this, call] { (*call)(comm_); };
+        }
+        const RankBuffers &b = call->buffers;
+        if (app == "megatron_mlp") {
+            const Halide::Buffer<float> w1(b.at("w1")), x(b.at("x"));
+            Halide::Buffer<float> act(w1.dim(0).extent(), x.dim(1).extent());
+            return [b, act] {
+                bench::blas_megatron_partial(b.at("x"), b.at("w1"), b.at("w2"), act,
+                                             b.at("partial"));
+            };
+        }
+        if (app == "gemv_all_reduce") {
+            return [b] { bench::blas_gemv(b.at("w"), b.at("x"), b.at("partial")); };
+        }
+        return [b] { bench::blas_expert_gemm(b.at("w"), b.at("tokens"), b.at("expert_out")); };
+    }
+
+    static bool has_blas_kernel(const std::string &app) {
+        return bench::have_blas() &&
+               (app == "megatron_mlp" || app == "gemv_all_reduce" || app == "gemm_all_to_all");
+    }
+
+    // The AOT library computing what a baseline's collective reads.
+    const coconet_aot_program *producer_of(const std::map<std::string, const Entry *> &v) {
+        return v.at(v.count("baseline_partial") ? "baseline_partial" : "baseline_producer")
+            ->program;
+    }
+
     Variant baseline(const std::string &app, int64_t n,
-                     const std::map<std::string, const Entry *> &v) {
+                     const std::map<std::string, const Entry *> &v, bool blas = false) {
         if (v.count("baseline_producer")) {
-            return producer_baseline(app, v);
+            return producer_baseline(app, v, blas);
         }
         if (app == "megatron_mlp") {
-            auto partial = std::make_shared<AotCall>(v.at("baseline_partial")->program, comm_);
+            auto partial = std::make_shared<AotCall>(producer_of(v), comm_);
             Halide::Buffer<float> summed(partial->buffers.at("partial").dim(0).extent(),
                                          partial->buffers.at("partial").dim(1).extent());
             auto epilogue = std::make_shared<AotCall>(v.at("baseline_epilogue")->program, comm_,
                                                       RankBuffers{{"summed", summed}});
-            return {[this, partial, epilogue, summed]() mutable {
-                        (*partial)(comm_);
+            return {[this, partial, epilogue, summed, step = compute(app, partial, blas)]() mutable {
+                        step();
                         Halide::Buffer<float> p(partial->buffers.at("partial"));
                         bench::library_all_reduce(comm_, p.data(), summed.data(),
                                                   (int64_t)p.number_of_elements());
@@ -351,17 +386,18 @@ private:
     // Halide code), then the collective library's all_to_all, or its
     // all-reduce and the bias.
     Variant producer_baseline(const std::string &app,
-                              const std::map<std::string, const Entry *> &v) {
-        const coconet_aot_program *p = v.at("baseline_producer")->program;
+                              const std::map<std::string, const Entry *> &v, bool blas) {
+        const coconet_aot_program *p = producer_of(v);
         auto producer = std::make_shared<AotCall>(p, comm_);
+        std::function<void()> step = compute(app, producer, blas);
         const coconet_value_info &info = p->values[p->args[p->ninputs]];
         Halide::Buffer<float> produced(producer->buffers.at(info.name));
         if (app == "gemv_all_reduce") {
             Halide::Buffer<float> summed(produced.dim(0).extent(), produced.dim(1).extent());
             Halide::Buffer<float> bias = summed.copy(), y = summed.copy();
             fill(bias, "bias", rank_, false, info.extents);
-            return {[this, producer, produced, summed, bias, y]() mutable {
-                        (*producer)(comm_);
+            return {[this, producer, produced, summed, bias, y, step]() mutable {
+                        step();
                         bench::library_all_reduce(comm_, produced.data(), summed.data(),
                                                   (int64_t)produced.number_of_elements());
                         const int64_t count = y.number_of_elements();
@@ -383,8 +419,8 @@ private:
                                  : Range{0, info.extents[d]});
         }
         Halide::Buffer<float> out = allocate_box(Halide::Float(32), box);
-        return {[this, producer, produced, out, info]() mutable {
-                    (*producer)(comm_);
+        return {[this, producer, produced, out, info, step]() mutable {
+                    step();
                     bench::library_all_to_all(comm_, produced, out, info.extents, 1, 2);
                 },
                 [out] { return Halide::Buffer<>(out); }};
@@ -409,7 +445,30 @@ private:
                 });
             }
         }
+        if (has_blas_kernel(app)) {
+            made.emplace_back("blas", [&] { return baseline(app, n, variants, true); });
+        }
         time_variants(app, n, made);
+        if (has_blas_kernel(app)) {
+            compute_alone(app, n, producer_of(variants));
+        }
+    }
+
+    // Row compute_<app>: the kernels before the collective alone, the app's
+    // Halide schedule (`halide`: its AOT library) against OpenBLAS (`blas`),
+    // on every rank at once.
+    void compute_alone(const std::string &app, int64_t n, const coconet_aot_program *p) {
+        std::vector<std::pair<const char *, std::function<Variant()>>> made;
+        for (const char *name : {"halide", "blas"}) {
+            made.emplace_back(name, [this, app, p, name] {
+                auto call = std::make_shared<AotCall>(p, comm_);
+                const coconet_value_info &out = p->values[p->args[p->ninputs]];
+                const std::string output = out.name;
+                return Variant{compute(app, call, std::strcmp(name, "blas") == 0),
+                               [call, output] { return call->buffers.at(output); }};
+            });
+        }
+        time_variants("compute_" + app, n, made);
     }
 
     // An unfused collective of n floats by the runtime (coconet_collective_call,
@@ -521,7 +580,7 @@ private:
                  diff};
         const std::string ratio =
             r.t_min > 0 ? "  T/T_min " + std::to_string(r.median / r.t_min).substr(0, 5) : "";
-        say("[bench] %-20s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
+        say("[bench] %-23s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
             "%s  max diff %.2g\n",
             app.c_str(), variant, r.backend.c_str(), size_, (int)std::log2((double)n),
             r.median * 1e3, r.min * 1e3, r.max * 1e3, ratio.c_str(), diff);
@@ -619,6 +678,7 @@ int main(int argc, char **argv) {
     }
     const std::vector<Entry> entries = COCONET_BENCH_ENTRIES;
     std::vector<Record> records;
+    bench::blas_threads(1); // one thread per rank, as the Halide libraries run
     try {
         if (o.mpi) {
             coconet_comm *comm = coconet_mpi_comm_create(o.timeout);
