@@ -161,6 +161,8 @@ public:
     // them. Every element still sums in its definitions' order, so results
     // are unchanged. Tails are guarded; full tiles take the unguarded path.
     // Halide's own directives on this Func's definitions are then refused.
+    // A CPU schedule: in a GPU-target library the tiled Func stays on the host
+    // (the GPU pass maps only Funcs nobody scheduled), so give it for CPUs.
     DFunc &accumulate_in_registers(const Halide::Var &x, const Halide::Var &y, int x_factor,
                                    int y_factor);
 
