@@ -298,7 +298,8 @@ TEST_CASE("overlapped collectives keep the result", "[schedules][overlap]") {
                                "tiles of 2 along dimension 1"));
     CHECK_THAT(fused, Contains("kernel     partial  Local  r0:[0..16,0..8] r1:[0..16,0..8]  "
                                "[computed chunk by chunk, overlapped with the fused pass of "
-                               "summed_rs]"));
+                               "summed_rs; in tiles of 16 x 6 of (h, b), its updates "
+                               "accumulated in registers]"));
 }
 
 TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]") {
