@@ -70,6 +70,8 @@ struct MlpConfig {
     FuseOptions fuse;
     int overlap = 0;  // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
     bool gpu = false; // as OptimizerConfig::gpu
+    // false: no hand schedule of the compute either (left to an autoscheduler).
+    bool hand_schedule = true;
 };
 
 // The Megatron block's parts: its inputs and the Local partial sums of its

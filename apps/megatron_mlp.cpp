@@ -44,7 +44,7 @@ MlpParts megatron_partial(const MlpConfig &c) {
 
     // Halide's schedule of the compute on a CPU: both MatMuls in register
     // tiles (every element still adds up in order), the activation as vectors.
-    if (c.gpu) {
+    if (c.gpu || !c.hand_schedule) {
         return m;
     }
     schedule_matmul(hidden, f, b);

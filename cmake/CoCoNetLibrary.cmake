@@ -7,12 +7,16 @@
 #
 #   add_coconet_library(<name> FROM <generator exe> [GENERATOR <generator>]
 #                       [FUNCTION_NAME <function>] [TARGETS <halide target>]
-#                       [FEATURES <feature>...] [PARAMS <param=value>...])
+#                       [FEATURES <feature>...] [AUTOSCHEDULER <name>]
+#                       [PARAMS <param=value>...])
 #       Runs the generator (default: <name>) at build time for one Halide
 #       target (default: host; e.g. host-cuda-cuda_capability_80) and makes
 #       the static library <name>: the entry point <function> (default:
 #       <name>) declared in <name>.h, with the CoCoNet runtime linked in.
 #       PARAMS set GeneratorParams (ranks=N builds for exactly N ranks).
+#       AUTOSCHEDULER (Adams2019, Li2018, Mullapudi2016, or Halide::<name>)
+#       schedules the Halide segments the user left unscheduled with that
+#       Halide autoscheduler (its plugin from the Halide package), CPU targets.
 #
 # The runtime target is CoCoNet::coconet_runtime (an alias in the build tree,
 # imported by find_package(CoCoNet)).
@@ -25,7 +29,8 @@ function(add_coconet_generator exe)
 endfunction()
 
 function(add_coconet_library name)
-    cmake_parse_arguments(ARG "" "FROM;GENERATOR;FUNCTION_NAME" "TARGETS;FEATURES;PARAMS" ${ARGN})
+    cmake_parse_arguments(ARG "" "FROM;GENERATOR;FUNCTION_NAME;AUTOSCHEDULER"
+                          "TARGETS;FEATURES;PARAMS" ${ARGN})
     if (NOT ARG_FROM)
         message(FATAL_ERROR "add_coconet_library(${name}): FROM <generator executable> is required")
     endif ()
@@ -48,13 +53,23 @@ function(add_coconet_library name)
         string(APPEND target "-${feature}")
     endforeach ()
 
+    set(autoscheduler)
+    if (ARG_AUTOSCHEDULER)
+        string(REGEX REPLACE "^Halide::" "" scheduler ${ARG_AUTOSCHEDULER})
+        if (NOT TARGET Halide::${scheduler})
+            message(FATAL_ERROR "add_coconet_library(${name}): no autoscheduler Halide::${scheduler} "
+                                "in this Halide (Adams2019, Li2018, Mullapudi2016)")
+        endif ()
+        set(autoscheduler -p $<TARGET_FILE:Halide::${scheduler}> autoscheduler=${scheduler})
+    endif ()
+
     set(dir ${CMAKE_CURRENT_BINARY_DIR}/${name}.coconet)
     set(outputs ${dir}/${name}_halide.a ${dir}/${name}.cpp ${dir}/${name}.h)
     add_custom_command(
         OUTPUT ${outputs}
         COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
         COMMAND $<TARGET_FILE:${ARG_FROM}> -g ${ARG_GENERATOR} -f ${ARG_FUNCTION_NAME} -n ${name}
-                -o ${dir} target=${target} ${ARG_PARAMS}
+                -o ${dir} target=${target} ${autoscheduler} ${ARG_PARAMS}
         DEPENDS ${ARG_FROM}
         COMMENT "CoCoNet: generating ${name} (${ARG_GENERATOR}, ${target})"
         VERBATIM)

@@ -29,9 +29,13 @@ public:
 class MegatronPartial : public Generator {
 public:
     MlpParams mlp;
+    GeneratorParam<bool> hand_schedule{
+        "hand_schedule", true, "the MatMuls' register tiles (false: left to an autoscheduler)"};
 
     void generate() override {
-        apps::MlpParts m = apps::megatron_partial(mlp.config());
+        apps::MlpConfig c = mlp.config();
+        c.hand_schedule = hand_schedule;
+        apps::MlpParts m = apps::megatron_partial(c);
         output(m.partial, Local());
     }
 };

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "AutoSchedule.h"
 #include "Error.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
@@ -148,11 +149,21 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         }
         return Halide::Expr();
     };
-    std::ostringstream placement;
+    coconet_user_assert(options.autoscheduler.empty() || !gpu)
+        << "Generator " << program.name() << ": autoscheduler=" << options.autoscheduler
+        << " on a GPU target (" << target.to_string()
+        << "); the autoscheduler schedules CPU libraries, GPU ones get the GPU pass.";
+    std::ostringstream placement, autoscheduled;
     for (ProgramStep &step : plan.steps) {
         const SpmdSegment &seg = spmd.segments[step.segment];
         if (!step.pipeline.empty()) {
             const HalideSegment &h = seg.halide;
+            if (!options.autoscheduler.empty()) {
+                autoscheduled << "  " << step.pipeline << ": "
+                              << autoschedule_segment(h, a, options.autoscheduler, target,
+                                                      options.ranks > 0 ? options.ranks : 2)
+                              << "\n";
+            }
             if (gpu) {
                 const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
                 placement << "  " << step.pipeline << ": "
@@ -185,6 +196,9 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);
     if (gpu) {
         plan.plan_text += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
+    }
+    if (!options.autoscheduler.empty()) {
+        plan.plan_text += "\nAutoscheduler " + options.autoscheduler + ":\n" + autoscheduled.str();
     }
     return lib;
 }

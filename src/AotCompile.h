@@ -20,6 +20,9 @@ struct AotOptions {
     int ranks = 0;                 // > 0: the library runs on exactly this many ranks
     int max_ranks = 8;             // ranks == 0: fused kernels for direct groups of up to this many
     std::string generator, params; // what it was built from, for the header
+    // A Halide autoscheduler (its plugin loaded) for the segments the user
+    // left unscheduled (AutoSchedule.h); empty: none.
+    std::string autoscheduler;
 };
 
 struct AotPlan : ProgramPlan {

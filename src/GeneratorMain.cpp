@@ -3,7 +3,8 @@
 // writes its AOT library for one target. add_coconet_library runs it.
 //
 //   <generator-exe> -g <name> -o <dir> [-f <function>] [-n <file base>]
-//                   target=<halide target> [param=value ...]
+//                   [-p <autoscheduler plugin>] target=<halide target>
+//                   [autoscheduler=<name>] [param=value ...]
 //   <generator-exe> -l            lists the registered generators and their parameters
 //
 // Writes <dir>/<base>_halide.a (the Halide pipelines and fused kernels, with
@@ -26,7 +27,8 @@ namespace {
 int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s -g <generator> -o <dir> [-f <function>] [-n <file base>] "
-                 "target=<target> [param=value ...]\n       %s -l\n",
+                 "[-p <plugin>] target=<target> [autoscheduler=<name>] [param=value ...]\n"
+                 "       %s -l\n",
                  argv0, argv0);
     return 2;
 }
@@ -51,7 +53,7 @@ void list_generators() {
 } // namespace
 
 int main(int argc, char **argv) {
-    std::string generator, dir, function, base, target = "host";
+    std::string generator, dir, function, base, plugin, autoscheduler, target = "host";
     std::vector<std::pair<std::string, std::string>> params;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
@@ -63,6 +65,7 @@ int main(int argc, char **argv) {
                             : a == "-o" ? &dir
                             : a == "-f" ? &function
                             : a == "-n" ? &base
+                            : a == "-p" ? &plugin
                                         : nullptr;
         if (flag && i + 1 < argc) {
             *flag = argv[++i];
@@ -75,6 +78,8 @@ int main(int argc, char **argv) {
         }
         if (a.substr(0, eq) == "target") {
             target = a.substr(eq + 1);
+        } else if (a.substr(0, eq) == "autoscheduler") {
+            autoscheduler = a.substr(eq + 1);
         } else {
             params.emplace_back(a.substr(0, eq), a.substr(eq + 1));
         }
@@ -86,6 +91,9 @@ int main(int argc, char **argv) {
     base = base.empty() ? function : base;
     const auto start = std::chrono::steady_clock::now();
     try {
+        if (!plugin.empty()) {
+            Halide::load_plugin(plugin);
+        }
         std::unique_ptr<Generator> g = GeneratorRegistry::create(generator);
         for (const auto &p : params) {
             g->set_param(p.first, p.second);
@@ -101,8 +109,10 @@ int main(int argc, char **argv) {
         options.max_ranks = g->max_ranks;
         options.generator = generator;
         options.params = g->params_string();
-        std::printf("[coconet] %s: generator %s (%s), target %s\n", function.c_str(),
-                    generator.c_str(), options.params.c_str(), target.c_str());
+        options.autoscheduler = autoscheduler;
+        std::printf("[coconet] %s: generator %s (%s), target %s%s%s\n", function.c_str(),
+                    generator.c_str(), options.params.c_str(), target.c_str(),
+                    autoscheduler.empty() ? "" : ", autoscheduler ", autoscheduler.c_str());
         std::fflush(stdout);
         AotLibrary lib = compile_aot(program, options, [](const std::string &name) {
             std::printf("[coconet]   compiling %s\n", name.c_str());

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "Rebuild.h"
+
 namespace coconet {
 
 using Halide::Func;
@@ -120,10 +122,7 @@ std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEm
     }
     std::vector<std::string> scheduled;
     for (const auto &[name, fn] : Halide::Internal::build_environment(outputs)) {
-        bool touched = fn.definition().schedule().touched();
-        for (const Definition &u : fn.updates()) {
-            touched |= u.schedule().touched();
-        }
+        const bool touched = has_stage_directives(fn);
         const std::string plain = name.substr(0, name.find('$')); // without Halide's uniquifier
         const Halide::Expr when = nonempty(plain);
         if (compute_level(fn).is_root() && !touched && when.defined() &&

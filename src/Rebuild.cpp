@@ -146,17 +146,20 @@ void schedule_tiles(const DFuncContents::RegisterTile &t, Halide::Func out, Hali
 
 } // namespace
 
+bool has_stage_directives(const Function &fn) {
+    bool touched = fn.definition().schedule().touched();
+    for (const Definition &u : fn.updates()) {
+        touched = touched || u.schedule().touched();
+    }
+    return touched;
+}
+
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                const CalleeMap &callee, Expr rank, Expr world_size) {
     if (!f.register_tile) {
         return rebuild_compute(f, info, callee, rank, world_size);
     }
-    const Function fn = f.func.function();
-    bool touched = fn.definition().schedule().touched();
-    for (const Definition &u : fn.updates()) {
-        touched = touched || u.schedule().touched();
-    }
-    coconet_user_assert(!touched)
+    coconet_user_assert(!has_stage_directives(f.func.function()))
         << f.name << " accumulates in registers (accumulate_in_registers) and also has Halide "
         << "directives on its definitions; the tiles decide its loops, so drop one of them.";
     Halide::Func acc = rebuild_compute(f, info, callee, rank, world_size, f.name + "_acc");

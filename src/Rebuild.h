@@ -20,6 +20,11 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
                              Halide::Expr rank, Halide::Expr world_size,
                              const std::string &name = "");
 
+// Whether the user gave Halide directives (split, vectorize, ...) on any of
+// fn's definitions: the passes that schedule Funcs (register tiles, the GPU
+// pass, the autoscheduler) leave those alone or refuse.
+bool has_stage_directives(const Halide::Internal::Function &fn);
+
 // f's Func as a lowering computes it: rebuild_compute, or, where f asks to
 // accumulate_in_registers, a Func named like f that copies a staging Func
 // <name>_acc (f's rebuilt definitions) computed at each of its tiles. Refuses
