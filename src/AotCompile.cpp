@@ -92,14 +92,6 @@ Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
     return Halide::Internal::simplify(cond);
 }
 
-std::string join(const std::vector<std::string> &names) {
-    std::string s;
-    for (const std::string &n : names) {
-        s += (s.empty() ? "" : ", ") + n;
-    }
-    return s;
-}
-
 } // namespace
 
 AotLibrary compile_aot(const Program &program, const AotOptions &options,

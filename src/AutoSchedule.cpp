@@ -5,6 +5,7 @@
 
 #include "Error.h"
 #include "Partition.h"
+#include "PrintPlan.h"
 #include "Rebuild.h"
 
 namespace coconet {
@@ -46,14 +47,6 @@ std::vector<std::string> user_scheduled(const Halide::Pipeline &p) {
         }
     }
     return names;
-}
-
-std::string join(const std::vector<std::string> &names) {
-    std::string s;
-    for (const std::string &n : names) {
-        s += (s.empty() ? "" : ", ") + n;
-    }
-    return s;
 }
 
 } // namespace

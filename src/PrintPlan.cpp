@@ -82,11 +82,7 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
                                  ? " (each tile sent to its ranks as soon as it is computed)"
                                  : ""));
         }
-        std::string joined;
-        for (const std::string &p : parts) {
-            joined += (joined.empty() ? "" : "; ") + p;
-        }
-        return joined;
+        return join(parts, "; ");
     }
     case StepRole::PassCollective: {
         if (!pass->reduces()) {
@@ -153,6 +149,14 @@ const char *path_name(FusedPath p) {
 }
 
 } // namespace
+
+std::string join(const std::vector<std::string> &parts, const std::string &separator) {
+    std::string s;
+    for (const std::string &p : parts) {
+        s += (s.empty() ? "" : separator) + p;
+    }
+    return s;
+}
 
 std::string print_plan(const LoweredProgram &lowered, int world_size) {
     const Analysis &a = lowered.analysis;

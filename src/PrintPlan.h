@@ -13,6 +13,9 @@ namespace coconet {
 
 std::string print_plan(const LoweredProgram &lowered, int world_size);
 
+// The parts with `separator` between them ("a, b, c"), for the plan's notes.
+std::string join(const std::vector<std::string> &parts, const std::string &separator = ", ");
+
 // One line per Func (or pass, or segment) of what a pass produced.
 std::string dump_analysis(const Analysis &analysis);
 std::string dump_fused_passes(const std::vector<FusedPass> &passes);
