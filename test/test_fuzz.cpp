@@ -97,8 +97,18 @@ Drawn draw(std::mt19937 &rng) {
     DFunc s = input("s", Halide::Float(32), shape, Sliced(d));
     DFunc w = input("w", Halide::Float(32), shape, Replicated());
     Var i("i"), j("j");
-    DFunc gp("gp"); // a producer the all_reduce may overlap with
-    gp(i, j) = g(i, j) * 1.5f;
+    // A producer the all_reduce may overlap with: element-wise, or a
+    // reduction accumulated in register tiles of random factors (tails).
+    const int tile_x = std::vector<int>{0, 1, 3, 8, 16}[pick(0, 4)], tile_y = pick(1, 6);
+    DFunc gp("gp");
+    if (tile_x > 0) {
+        Halide::RDom r(0, 3, "r");
+        gp(i, j) = g(i, j) * 0.5f;
+        gp(i, j) += g(i, j) * (Halide::cast<float>(r) + 1.0f);
+        gp.accumulate_in_registers(i, j, tile_x, tile_y);
+    } else {
+        gp(i, j) = g(i, j) * 1.5f;
+    }
     DFunc t = all_reduce(gp, op, "t");
     // Overlap in chunks of the outer dimension, which must not be the sliced
     // one of a reduce_scatter (split along dimension 1).
@@ -154,7 +164,9 @@ Drawn draw(std::mt19937 &rng) {
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
          << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << ", overlap chunks "
          << overlap << ", chunk " << fuse.chunk_elements << ", vector width " << width << ", path "
-         << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs;
+         << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs
+         << ", gp register tiles "
+         << (tile_x ? std::to_string(tile_x) + "x" + std::to_string(tile_y) : "none");
     // The ring adds up in another order than the reference (rank order).
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
     return Drawn{p, pick(1, 8), desc.str(), ring ? 1e-5 : 0.0};
