@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing and configures build/ (idempotent; seconds when all is present).
-#   apt:   g++, python3-venv, Open MPI, Catch2 v2, ccache, openssh-client (mpirun wants an rsh agent)
+#   apt:   g++, python3-venv, Open MPI, Catch2 v2, ccache, openssh-client (mpirun wants an rsh agent),
+#          OpenBLAS (the benchmark's compute reference)
 #   .venv: halide==21.*, cmake>=3.28, ninja (PyPI wheels)
 #   build/: Ninja, Release, ccache launcher when available, Halide from .venv
 # Environment: COCONET_BUILD_DIR (default build), COCONET_BUILD_TYPE (default Release),
