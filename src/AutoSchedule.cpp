@@ -25,23 +25,10 @@ Halide::Region estimate(const DFuncContents *v, const Analysis &a, int ranks) {
     return r;
 }
 
-// Without Halide's uniquifier (partial$1 -> partial).
-std::string plain_name(const std::string &name) {
-    return name.substr(0, name.find('$'));
-}
-
-std::map<std::string, Function> functions(const Halide::Pipeline &p) {
-    std::vector<Function> outputs;
-    for (const Halide::Func &f : p.outputs()) {
-        outputs.push_back(f.function());
-    }
-    return Halide::Internal::build_environment(outputs);
-}
-
-// The segment's Funcs with the user's Halide directives, by name.
-std::vector<std::string> user_scheduled(const Halide::Pipeline &p) {
+// The Funcs of env with the user's Halide directives, by name.
+std::vector<std::string> user_scheduled(const std::map<std::string, Function> &env) {
     std::vector<std::string> names;
-    for (const auto &[name, fn] : functions(p)) {
+    for (const auto &[name, fn] : env) {
         if (has_stage_directives(fn)) {
             names.push_back(plain_name(name));
         }
@@ -54,7 +41,8 @@ std::vector<std::string> user_scheduled(const Halide::Pipeline &p) {
 std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
                                  const std::string &name, const Halide::Target &target,
                                  int ranks) {
-    const std::vector<std::string> kept = user_scheduled(h.pipeline);
+    std::map<std::string, Function> env = pipeline_functions(h.pipeline);
+    const std::vector<std::string> kept = user_scheduled(env);
     if (!kept.empty()) {
         return "kept the user's schedule (" + join(kept) + " scheduled by hand)";
     }
@@ -62,7 +50,6 @@ std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
     // want to place them (and refuse Funcs already placed), so all start
     // unplaced but the extern stages (the collectives) and the Funcs they
     // read, which stay at root.
-    std::map<std::string, Function> env = functions(h.pipeline);
     std::set<std::string> root;
     for (const auto &[name, fn] : env) {
         if (fn.has_extern_definition()) {

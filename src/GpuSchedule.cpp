@@ -116,14 +116,10 @@ bool gpu_tile_func(Func f, const Halide::Expr &when) {
 }
 
 std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
-    std::vector<Function> outputs;
-    for (const Func &f : p.outputs()) {
-        outputs.push_back(f.function());
-    }
     std::vector<std::string> scheduled;
-    for (const auto &[name, fn] : Halide::Internal::build_environment(outputs)) {
+    for (const auto &[name, fn] : pipeline_functions(p)) {
         const bool touched = has_stage_directives(fn);
-        const std::string plain = name.substr(0, name.find('$')); // without Halide's uniquifier
+        const std::string plain = plain_name(name);
         const Halide::Expr when = nonempty(plain);
         if (compute_level(fn).is_root() && !touched && when.defined() &&
             gpu_tile_func(Func(fn), when)) {

@@ -154,6 +154,18 @@ bool has_stage_directives(const Function &fn) {
     return touched;
 }
 
+std::map<std::string, Function> pipeline_functions(const Halide::Pipeline &p) {
+    std::vector<Function> outputs;
+    for (const Halide::Func &f : p.outputs()) {
+        outputs.push_back(f.function());
+    }
+    return build_environment(outputs);
+}
+
+std::string plain_name(const std::string &unique_name) {
+    return unique_name.substr(0, unique_name.find('$'));
+}
+
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                const CalleeMap &callee, Expr rank, Expr world_size) {
     if (!f.register_tile) {

@@ -8,6 +8,7 @@
 #define COCONET_REBUILD_H
 
 #include <functional>
+#include <map>
 
 #include "Analysis.h"
 
@@ -24,6 +25,11 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
 // fn's definitions: the passes that schedule Funcs (register tiles, the GPU
 // pass, the autoscheduler) leave those alone or refuse.
 bool has_stage_directives(const Halide::Internal::Function &fn);
+
+// Every Function a pipeline computes, by Halide's unique name, and that name
+// without Halide's uniquifier (partial$1 -> partial), for those passes.
+std::map<std::string, Halide::Internal::Function> pipeline_functions(const Halide::Pipeline &p);
+std::string plain_name(const std::string &unique_name);
 
 // f's Func as a lowering computes it: rebuild_compute, or, where f asks to
 // accumulate_in_registers, a Func named like f that copies a staging Func
