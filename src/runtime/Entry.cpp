@@ -10,6 +10,24 @@
 
 namespace {
 
+// A collective reads and writes host memory: a buffer a GPU kernel left
+// newer on the device comes back first. Halide copies extern stages' inputs
+// itself, except after a specialization that computes the input on the device
+// in one branch and on the host in the other (the GPU schedules' "this rank's
+// box is non-empty"), where its copy analysis loses the device branch.
+int bring_to_host(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *b,
+                  const char *which) {
+    if (!b->device_dirty()) {
+        return COCONET_OK;
+    }
+    if (!b->device_interface || b->device_interface->copy_to_host(comm, b) != 0) {
+        return comm->fail(COCONET_ERR_BACKEND, coconet_rt::op_label(comm->rank, o.what()) +
+                                                   ": could not copy its " + which +
+                                                   " from the device to the host");
+    }
+    return COCONET_OK;
+}
+
 // The collective described by `bytes` bytes at `desc` (unaligned), on comm.
 int run_collective(coconet_comm *comm, const char *name, const void *desc, size_t bytes,
                    halide_buffer_t *in, halide_buffer_t *out) {
@@ -50,8 +68,14 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
     if (!o.participates(comm->rank)) {
         return COCONET_OK;
     }
-    int rc =
-        coconet_rt::fault_point(comm, coconet_rt::FaultSite::Collective, o.name, o.chunk_dim >= 0);
+    int rc = bring_to_host(comm, o, in, "input");
+    if (rc == COCONET_OK) {
+        rc = bring_to_host(comm, o, out, "output");
+    }
+    if (rc == COCONET_OK) {
+        rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Collective, o.name,
+                                     o.chunk_dim >= 0);
+    }
     if (rc == COCONET_OK) {
         rc = comm->run(o, in, out);
     }
