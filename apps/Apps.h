@@ -115,6 +115,7 @@ struct EmbeddingConfig {
     int tile = 6, tiles = 4;                     // samples per tile
     int overlap = 0;
     bool producer_only = false; // output pooled (Sliced(2)), for a baseline
+    bool gpu = false;           // as OptimizerConfig::gpu
 };
 
 // DLRM-style embedding lookup and sum pooling, then all_to_all: inputs
@@ -129,6 +130,7 @@ struct GemvConfig {
     FuseOptions fuse;
     int overlap = 0;
     bool producer_only = false; // output partial (Local), for a baseline
+    bool gpu = false;           // as OptimizerConfig::gpu
 };
 
 // Model-parallel GEMV then all_reduce and a bias: inputs w(o, j, k) Sliced(2)
@@ -141,6 +143,7 @@ struct GemmConfig {
     int capacity = 6, tiles = 4;            // token slots per expert and tile
     int overlap = 0;
     bool producer_only = false; // output expert_out (Sliced(2)), for a baseline
+    bool gpu = false;           // as OptimizerConfig::gpu
 };
 
 // Mixture-of-experts GEMM then all_to_all: inputs tokens(k, s, x, j) and

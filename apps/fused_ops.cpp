@@ -55,8 +55,10 @@ Program embedding_all_to_all(const EmbeddingConfig &c) {
     pooled(e, s, t, j) = 0.0f;
     pooled(e, s, t, j) += tables(e, indices(k, s, t, j) % c.rows, t);
 
-    pooled.func().vectorize(e, 8, guard);
-    pooled.func().update().reorder(e, k, s, t, j).vectorize(e, 8, guard);
+    if (!c.gpu) {
+        pooled.func().vectorize(e, 8, guard);
+        pooled.func().update().reorder(e, k, s, t, j).vectorize(e, 8, guard);
+    }
 
     // Samples go back to their ranks (sliced within each tile), with every
     // table's pooled embedding.
@@ -80,14 +82,16 @@ Program gemv_all_reduce(const GemvConfig &c) {
     // in L1), four columns of the weight per pass over them, the columns in
     // order outside: one contiguous pass over the weight, every sum in the
     // reference's order.
-    Halide::RVar ko("ko"), ki("ki");
-    partial.func().vectorize(o, 8, guard);
-    partial.func()
-        .update()
-        .split(k, ko, ki, 4, guard)
-        .reorder(ki, o, j, ko)
-        .vectorize(o, 8, guard)
-        .unroll(ki);
+    if (!c.gpu) {
+        Halide::RVar ko("ko"), ki("ki");
+        partial.func().vectorize(o, 8, guard);
+        partial.func()
+            .update()
+            .split(k, ko, ki, 4, guard)
+            .reorder(ki, o, j, ko)
+            .vectorize(o, 8, guard)
+            .unroll(ki);
+    }
     Program p("gemv_all_reduce");
     if (c.producer_only) {
         p.output(partial, Local());
@@ -126,7 +130,9 @@ Program gemm_all_to_all(const GemmConfig &c) {
     DFunc expert_out("expert_out");
     expert_out(h, s, x, j) = 0.0f;
     expert_out(h, s, x, j) += w(h, k, x) * tokens(k, s, x, j);
-    schedule_matmul(expert_out, h, s);
+    if (!c.gpu) {
+        schedule_matmul(expert_out, h, s);
+    }
 
     // Expert outputs go back to their tokens' ranks.
     return routed("gemm_all_to_all", expert_out, "routed", c.overlap, c.producer_only);

@@ -36,6 +36,7 @@ public:
         c.tiles = tiles;
         c.overlap = overlap;
         c.producer_only = producer_only;
+        c.gpu = target().has_gpu_feature();
         set_program(apps::embedding_all_to_all(c));
     }
 };
@@ -56,6 +57,7 @@ public:
         c.cols = cols;
         c.overlap = overlap;
         c.producer_only = producer_only;
+        c.gpu = target().has_gpu_feature();
         sched.apply(c);
         set_program(apps::gemv_all_reduce(c));
     }
@@ -80,6 +82,7 @@ public:
         c.tiles = tiles;
         c.overlap = overlap;
         c.producer_only = producer_only;
+        c.gpu = target().has_gpu_feature();
         set_program(apps::gemm_all_to_all(c));
     }
 };

@@ -157,10 +157,8 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                               << "\n";
             }
             if (gpu) {
-                const std::vector<std::string> on_gpu = schedule_for_gpu(h.pipeline, nonempty);
                 placement << "  " << step.pipeline << ": "
-                          << (on_gpu.empty() ? "host only" : "GPU kernels for " + join(on_gpu))
-                          << "\n";
+                          << placement_text(schedule_for_gpu(h.pipeline, nonempty)) << "\n";
             }
             add_module(h.pipeline,
                        std::vector<Halide::Argument>(h.params.begin(), h.params.end()),

@@ -76,7 +76,7 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
     out.on_gpu = gpu;
     auto schedule = [&](Func f) {
         f.compute_root();
-        if (!(gpu && gpu_tile_func(f))) {
+        if (!(gpu && gpu_tile_func(f).empty())) {
             out.on_gpu = false;
             f.vectorize(f.args()[0], target.natural_vector_size(type),
                         Halide::TailStrategy::GuardWithIf);

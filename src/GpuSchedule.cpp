@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "PrintPlan.h"
 #include "Rebuild.h"
 
 namespace coconet {
@@ -34,10 +35,6 @@ public:
         }
         for (const Halide::Expr &e : d.args()) {
             e.accept(this);
-        }
-        for (const auto &rv : d.schedule().rvars()) {
-            rv.min.accept(this);
-            rv.extent.accept(this);
         }
     }
 
@@ -91,42 +88,64 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
 
 } // namespace
 
-bool gpu_tile_func(Func f, const Halide::Expr &when) {
+std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     const Function &fn = f.function();
-    if (fn.dimensions() == 0 || fn.has_extern_definition()) {
-        return false;
+    if (fn.has_extern_definition()) {
+        return "an extern stage";
+    }
+    if (fn.dimensions() == 0) {
+        return "a scalar";
     }
     HostOnlyCalls calls;
     calls.visit_definition(fn.definition());
     for (const Definition &u : fn.updates()) {
         if (!writes_at_pure_vars(fn, u)) {
-            return false;
+            return "an update writes elsewhere than at its pure variables";
         }
         calls.visit_definition(u);
     }
     if (calls.found) {
-        return false;
+        return "calls a host function";
     }
     const std::vector<Halide::Var> args = f.args();
     gpu_tile_stage(when.defined() ? f.specialize(when) : Halide::Stage(f), args);
     for (int i = 0; i < (int)fn.updates().size(); i++) {
         gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args);
     }
-    return true;
+    return "";
 }
 
-std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
-    std::vector<std::string> scheduled;
+GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
+    GpuPlacement placement;
     for (const auto &[name, fn] : pipeline_functions(p)) {
-        const bool touched = has_stage_directives(fn);
+        if (!compute_level(fn).is_root()) {
+            continue;
+        }
         const std::string plain = plain_name(name);
         const Halide::Expr when = nonempty(plain);
-        if (compute_level(fn).is_root() && !touched && when.defined() &&
-            gpu_tile_func(Func(fn), when)) {
-            scheduled.push_back(plain);
+        const std::string why = has_stage_directives(fn) ? "scheduled by the user"
+                                : !when.defined()        ? "not a value of the program"
+                                                         : gpu_tile_func(Func(fn), when);
+        if (why.empty()) {
+            placement.gpu.push_back(plain);
+        } else if (!fn.has_extern_definition()) {
+            placement.host.emplace_back(plain, why);
         }
     }
-    return scheduled;
+    return placement;
+}
+
+std::string placement_text(const GpuPlacement &placement) {
+    std::vector<std::string> host;
+    for (const auto &[name, why] : placement.host) {
+        host.push_back(name + " (" + why + ")");
+    }
+    if (placement.gpu.empty() && host.empty()) {
+        return "no computation";
+    }
+    return (placement.gpu.empty() ? "" : "GPU kernels for " + join(placement.gpu)) +
+           (placement.gpu.empty() || host.empty() ? "" : "; ") +
+           (host.empty() ? "" : "on the host: " + join(host));
 }
 
 } // namespace coconet

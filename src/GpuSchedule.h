@@ -1,7 +1,8 @@
-// GPU schedules for CUDA-target libraries. The generators' schedules say how
-// computation and communication are split, fused and overlapped; which loops
-// run on the GPU is decided here for every Halide stage the user left
-// unscheduled, so the same generator builds for the host and for CUDA.
+// GPU schedules for GPU-target libraries (CUDA, OpenCL). The generators'
+// schedules say how computation and communication are split, fused and
+// overlapped; which loops run on the GPU is decided here for every Halide
+// stage the user left unscheduled, so the same generator builds for the host
+// and for a GPU.
 #ifndef COCONET_GPU_SCHEDULE_H
 #define COCONET_GPU_SCHEDULE_H
 
@@ -12,12 +13,14 @@ namespace coconet {
 // Maps f's definitions to GPU blocks and threads over the innermost one or
 // two pure dimensions (tails guarded, reduction loops serial inside a
 // thread); with `when` defined, only in a specialization on it (otherwise f
-// runs on the host). Leaves f alone and returns false where that is not
-// possible: no dimension, an update that writes other than at its pure
-// variables, or a definition or reduction bound that calls a host function
-// (the runtime's coconet_rank / coconet_size, any extern), also through the
-// Funcs inlined into it.
-bool gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
+// runs on the host). Returns "" when scheduled; otherwise leaves f alone and
+// says why it stays on the host: a scalar (no dimension to tile), an extern
+// stage, an update that writes other than at its pure variables, or a value
+// or index that calls a host function (the runtime's coconet_rank /
+// coconet_size, any extern), also through the Funcs inlined into it.
+// Reduction bounds may call them: Halide computes loop bounds on the host
+// and passes them to the kernel (a rank's slice of a sliced contraction).
+std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
 
 // For a Func of a segment (by name, without Halide's uniquifying suffix):
 // whether this rank computes a non-empty box of it, or an undefined Expr for
@@ -26,11 +29,21 @@ bool gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
 // runs on the GPU only where it is not.
 using NonEmptyBox = std::function<Halide::Expr(const std::string &)>;
 
+// Where the compute_root Funcs of a pipeline run, by name; `host` with the
+// reason each stays there.
+struct GpuPlacement {
+    std::vector<std::string> gpu;
+    std::vector<std::pair<std::string, std::string>> host;
+};
+
 // Gives every compute_root Func of p that the user did not schedule a GPU
 // schedule (gpu_tile_func) under its non-empty condition; the others run on
-// the host, and Halide copies between host and device around them. Returns
-// the names scheduled.
-std::vector<std::string> schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty);
+// the host, and Halide copies between host and device around them.
+GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty);
+
+// The placement as the plan dump writes it: "GPU kernels for a, b; on the
+// host: c (a scalar)", or "no computation" for a pipeline of collectives.
+std::string placement_text(const GpuPlacement &placement);
 
 } // namespace coconet
 

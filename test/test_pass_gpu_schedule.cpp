@@ -1,0 +1,114 @@
+// The GPU schedule pass (schedule_for_gpu, gpu_tile_func) on tiny Halide
+// pipelines: which Funcs become GPU kernels, which stay on the host and why,
+// asserted on the placement, and that the scheduled pipeline lowers for an
+// OpenCL target.
+#include "GpuSchedule.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using Halide::Expr;
+using Halide::Func;
+using Halide::RDom;
+using Halide::Var;
+
+namespace {
+
+// Every Func has a non-empty box (no rank condition).
+const NonEmptyBox always = [](const std::string &) { return Halide::Internal::const_true(); };
+
+// A host function of the user context, like the runtime's coconet_rank.
+Expr host_rank() {
+    return Halide::Internal::Call::make(Halide::Int(32), "coconet_rank",
+                                        {Halide::user_context_value()},
+                                        Halide::Internal::Call::Extern);
+}
+
+} // namespace
+
+TEST_CASE("gpu_tile_func: elementwise Funcs and in-place reductions become kernels",
+          "[passes][gpu]") {
+    Var x("x"), y("y");
+    RDom k(0, 8, "k");
+    Func in("in"), mm("mm");
+    in(x, y) = x + y;
+    mm(x, y) = 0;
+    mm(x, y) += in(k, y) * in(x, k);
+    in.compute_root();
+    CHECK(gpu_tile_func(in) == "");
+    CHECK(gpu_tile_func(mm) == "");
+    // The pipeline lowers for a GPU target: every loop it mapped has a kernel.
+    const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+    CHECK_NOTHROW(Halide::Pipeline(mm).compile_to_module({}, "mm", t));
+}
+
+TEST_CASE("gpu_tile_func: says why a Func stays on the host", "[passes][gpu]") {
+    Var x("x");
+    RDom k(0, 8, "k");
+    Func scalar("scalar"), scatter("scatter"), calls("calls"), inlined("inlined"),
+        reader("reader");
+    scalar() = 1.0f;
+    CHECK(gpu_tile_func(scalar) == "a scalar");
+
+    scatter(x) = 0;
+    scatter(k % 3) += 1;
+    CHECK(gpu_tile_func(scatter) == "an update writes elsewhere than at its pure variables");
+
+    calls(x) = x + host_rank();
+    CHECK(gpu_tile_func(calls) == "calls a host function");
+
+    // Also through an inlined Func.
+    inlined(x) = host_rank() * x;
+    reader(x) = inlined(x) + 1;
+    CHECK(gpu_tile_func(reader) == "calls a host function");
+}
+
+TEST_CASE("gpu_tile_func: reduction bounds may call host functions", "[passes][gpu]") {
+    // A rank's slice of a sliced contraction: Halide computes the bounds on
+    // the host and hands them to the kernel.
+    Var x("x");
+    Func in("in"), part("part");
+    in(x) = x;
+    in.compute_root();
+    RDom k(host_rank() * 4, 4, "k");
+    part(x) = 0;
+    part(x) += in(k) * x;
+    CHECK(gpu_tile_func(part) == "");
+    const Halide::Target t = Halide::get_host_target()
+                                 .with_feature(Halide::Target::OpenCL)
+                                 .with_feature(Halide::Target::UserContext);
+    CHECK_NOTHROW(Halide::Pipeline(part).compile_to_module({}, "part", t));
+}
+
+TEST_CASE("schedule_for_gpu: the placement and its text", "[passes][gpu]") {
+    Var x("x");
+    Func a("a"), user("user"), total("total");
+    a(x) = x * 2;
+    user(x) = a(x) + 1;
+    total() = 0;
+    RDom r(0, 16, "r");
+    total() += user(r);
+    a.compute_root();
+    user.compute_root().vectorize(x, 4); // the user's schedule stays
+    total.compute_root();
+
+    const GpuPlacement p = schedule_for_gpu(Halide::Pipeline(total), always);
+    CHECK(p.gpu == std::vector<std::string>{"a"});
+    REQUIRE(p.host.size() == 2);
+    const std::map<std::string, std::string> host(p.host.begin(), p.host.end());
+    CHECK(host.at("user") == "scheduled by the user");
+    CHECK(host.at("total") == "a scalar");
+    CHECK(placement_text(p) ==
+          "GPU kernels for a; on the host: " + p.host[0].first + " (" + p.host[0].second +
+              "), " + p.host[1].first + " (" + p.host[1].second + ")");
+    CHECK(placement_text(GpuPlacement{}) == "no computation");
+
+    // A Func whose box may be empty is not mapped where nonempty says "never".
+    Func b("b");
+    b(x) = x;
+    b.compute_root();
+    const NonEmptyBox never = [](const std::string &) { return Expr(); };
+    const GpuPlacement q = schedule_for_gpu(Halide::Pipeline(b), never);
+    CHECK(q.gpu.empty());
+    REQUIRE(q.host.size() == 1);
+    CHECK(q.host[0].second == "not a value of the program");
+}
