@@ -169,8 +169,9 @@ struct AppCase {
 };
 
 // Every app under every Schedule ("adam", "adam (split)", "adam (fused)", ...),
-// and the Megatron block fused and overlapped, at small test sizes or the demo's sizes.
-std::vector<AppCase> all_apps(bool demo_sizes = false);
+// and the Megatron block fused and overlapped, at small test sizes or the
+// demo's sizes; `gpu`: configured for a GPU target (OptimizerConfig::gpu).
+std::vector<AppCase> all_apps(bool demo_sizes = false, bool gpu = false);
 
 } // namespace apps
 } // namespace coconet

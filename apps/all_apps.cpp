@@ -23,7 +23,7 @@ const char *to_string(Schedule s) {
     }
 }
 
-std::vector<AppCase> all_apps(bool demo_sizes) {
+std::vector<AppCase> all_apps(bool demo_sizes, bool gpu) {
     // Every schedule keeps the reduction order (the fused passes' direct path
     // too), so results are bit-identical; the ring path is checked elsewhere.
     std::vector<AppCase> cases;
@@ -42,6 +42,7 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
             pipe.hidden = 256;
         }
         opt.schedule = mlp.schedule = pipe.schedule = sched;
+        opt.gpu = mlp.gpu = pipe.gpu = gpu;
         cases.push_back({"adam" + suffix, [=] { return adam(opt); }, 0.0, 1, optimizer_inputs});
         cases.push_back({"lamb" + suffix, [=] { return lamb(opt); }, 0.0, 1, optimizer_inputs});
         cases.push_back({"megatron_mlp" + suffix, [=] { return megatron_mlp(mlp); }, 0.0});
@@ -60,6 +61,7 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
     }
     mlp.schedule = Schedule::Fused;
     mlp.overlap = 4;
+    mlp.gpu = gpu;
     cases.push_back({"megatron_mlp (overlapped)", [=] { return megatron_mlp(mlp); }, 0.0});
     cases.back().fused = true;
     // The pipeline's stages fused, each MatMul overlapped with its stage's pass.
@@ -70,6 +72,7 @@ std::vector<AppCase> all_apps(bool demo_sizes) {
     }
     pipe.schedule = Schedule::Fused;
     pipe.overlap = 4;
+    pipe.gpu = gpu;
     cases.push_back(
         {"two_stage_pipeline (overlapped)", [=] { return two_stage_pipeline(pipe); }, 0.0, 2});
     cases.back().fused = true;

@@ -76,22 +76,6 @@ private:
     const std::map<std::string, std::string> &names_;
 };
 
-// Whether the calling rank's box of a Func is non-empty (rank and size as
-// the segments compute them).
-Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
-                               const Halide::Expr &size) {
-    Halide::Expr cond = group_ranks(info.layout.group, rank, size).member;
-    for (size_t d = 0; d < info.extents.size(); d++) {
-        cond = cond && info.extents[d] > 0;
-    }
-    if (info.layout.kind == LayoutKind::Sliced) {
-        const ExprRange s =
-            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
-        cond = cond && s.end > s.begin;
-    }
-    return Halide::Internal::simplify(cond);
-}
-
 } // namespace
 
 AotLibrary compile_aot(const Program &program, const AotOptions &options,
@@ -133,14 +117,6 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     };
     // For a GPU target, what runs where, for the plan dump.
     const bool gpu = target.has_gpu_feature();
-    const NonEmptyBox nonempty = [&](const std::string &name) {
-        for (const DFunc &df : a.order) {
-            if (df.get_contents()->name == name) {
-                return rank_box_nonempty(a.of(df), spmd.rank, spmd.size);
-            }
-        }
-        return Halide::Expr();
-    };
     coconet_user_assert(options.autoscheduler.empty() || !gpu)
         << "Generator " << program.name() << ": autoscheduler=" << options.autoscheduler
         << " on a GPU target (" << target.to_string()
@@ -158,7 +134,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             }
             if (gpu) {
                 placement << "  " << step.pipeline << ": "
-                          << placement_text(schedule_for_gpu(h.pipeline, nonempty)) << "\n";
+                          << placement_text(schedule_segment_for_gpu(h, a, spmd)) << "\n";
             }
             add_module(h.pipeline,
                        std::vector<Halide::Argument>(h.params.begin(), h.params.end()),

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "Partition.h"
 #include "PrintPlan.h"
 #include "Rebuild.h"
 
@@ -86,6 +87,22 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
     }
 }
 
+// Whether the calling rank's box of a Func is non-empty (rank and size as
+// the segments compute them).
+Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
+                               const Halide::Expr &size) {
+    Halide::Expr cond = Halide::Internal::const_true();
+    for (size_t d = 0; d < info.extents.size(); d++) {
+        cond = cond && info.extents[d] > 0;
+    }
+    if (info.layout.kind == LayoutKind::Sliced) {
+        const ExprRange s =
+            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
+        cond = cond && s.end > s.begin;
+    }
+    return Halide::Internal::simplify(cond);
+}
+
 } // namespace
 
 std::string gpu_tile_func(Func f, const Halide::Expr &when) {
@@ -122,10 +139,10 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
             continue;
         }
         const std::string plain = plain_name(name);
-        const Halide::Expr when = nonempty(plain);
+        const GpuCondition c = nonempty(plain);
         const std::string why = has_stage_directives(fn) ? "scheduled by the user"
-                                : !when.defined()        ? "not a value of the program"
-                                                         : gpu_tile_func(Func(fn), when);
+                                : !c.when.defined()      ? c.why_not
+                                                         : gpu_tile_func(Func(fn), c.when);
         if (why.empty()) {
             placement.gpu.push_back(plain);
         } else if (!fn.has_extern_definition()) {
@@ -133,6 +150,25 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         }
     }
     return placement;
+}
+
+GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
+                                      const SpmdPipeline &spmd) {
+    return schedule_for_gpu(h.pipeline, [&](const std::string &name) {
+        for (const DFunc &df : a.order) {
+            const FuncInfo &info = a.of(df);
+            if (df.get_contents()->name != name) {
+                continue;
+            }
+            if (!info.layout.group.is_world()) {
+                return GpuCondition{Halide::Expr(), "on a group of world.split(" +
+                                                        std::to_string(info.layout.group.nsplit) +
+                                                        "): empty on the other groups' ranks"};
+            }
+            return GpuCondition{rank_box_nonempty(info, spmd.rank, spmd.size), ""};
+        }
+        return GpuCondition{Halide::Expr(), "not a value of the program"};
+    });
 }
 
 std::string placement_text(const GpuPlacement &placement) {

@@ -6,7 +6,7 @@
 #ifndef COCONET_GPU_SCHEDULE_H
 #define COCONET_GPU_SCHEDULE_H
 
-#include "Halide.h"
+#include "LowerSpmd.h"
 
 namespace coconet {
 
@@ -23,11 +23,15 @@ namespace coconet {
 std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
 
 // For a Func of a segment (by name, without Halide's uniquifying suffix):
-// whether this rank computes a non-empty box of it, or an undefined Expr for
-// a Func the GPU must not run. CUDA refuses a kernel launch of no blocks, so
-// a Func whose box can be empty on some rank (a slice, a Func of a group)
-// runs on the GPU only where it is not.
-using NonEmptyBox = std::function<Halide::Expr(const std::string &)>;
+// the condition under which this rank computes a non-empty box of it, or an
+// undefined Expr and the reason it must not run on the GPU. CUDA refuses a
+// kernel launch of no blocks, so a Func whose box can be empty on some rank
+// (a slice) runs on the GPU only where it is not.
+struct GpuCondition {
+    Halide::Expr when;
+    std::string why_not;
+};
+using NonEmptyBox = std::function<GpuCondition(const std::string &)>;
 
 // Where the compute_root Funcs of a pipeline run, by name; `host` with the
 // reason each stays there.
@@ -40,6 +44,16 @@ struct GpuPlacement {
 // schedule (gpu_tile_func) under its non-empty condition; the others run on
 // the host, and Halide copies between host and device around them.
 GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty);
+
+// schedule_for_gpu on a segment of the lowered program, each Func under the
+// condition that the calling rank's box of it is non-empty (its slice, from
+// the segment's rank and size). Funcs on a group of world.split stay on the
+// host: on the other groups' ranks their box is empty, and Halide allocates
+// a buffer read on the host and written on the device on both before the
+// condition is tested, which its GPU runtimes refuse for an empty buffer
+// (they abort). AOT and JIT compile through it.
+GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
+                                      const SpmdPipeline &spmd);
 
 // The placement as the plan dump writes it: "GPU kernels for a, b; on the
 // host: c (a scalar)", or "no computation" for a pipeline of collectives.

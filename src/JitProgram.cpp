@@ -4,6 +4,7 @@
 
 #include "Error.h"
 #include "FusedKernel.h"
+#include "GpuSchedule.h"
 
 namespace coconet {
 
@@ -32,9 +33,48 @@ int32_t jit_size(void *uc) {
     return coconet_size(comm_of(uc));
 }
 
+// A buffer a GPU kernel left newer on the device, back on the host, with a
+// JIT user context (Halide's JIT runtime reads its handlers from it).
+int device_to_host(void *uc, halide_buffer_t *b) {
+    return b && b->device_dirty() && b->device_interface
+               ? b->device_interface->copy_to_host(uc, b)
+               : 0;
+}
+
+// The runtime copies a collective's buffers to the host itself, but with the
+// communicator as user context, which Halide's JIT runtime cannot take.
 int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, halide_buffer_t *in,
                    halide_buffer_t *out) {
+    if (device_to_host(uc, in) != 0 || device_to_host(uc, out) != 0) {
+        coconet_comm_set_error(comm_of(uc), (std::string("collective '") + name +
+                                             "': could not copy its buffers to the host")
+                                                .c_str());
+        return COCONET_ERR_BACKEND;
+    }
     return coconet_collective(comm_of(uc), name, desc, in, out);
+}
+
+// The executor's device calls (copy back, free) for a JIT program's buffers,
+// through each buffer's device interface.
+int jit_device_call(void *comm, halide_buffer_t *b, bool free) {
+    RankContext ctx;
+    ctx.comm = static_cast<coconet_comm *>(comm);
+    ctx.handlers.custom_error = record_error;
+    const int status = !b->device_interface ? 0
+                       : free               ? b->device_interface->device_free(&ctx, b)
+                                            : device_to_host(&ctx, b);
+    if (status != 0) {
+        coconet_comm_set_error(ctx.comm, ctx.error.c_str());
+    }
+    return status;
+}
+
+int jit_copy_to_host(void *comm, halide_buffer_t *b) {
+    return jit_device_call(comm, b, false);
+}
+
+int jit_device_free(void *comm, halide_buffer_t *b) {
+    return jit_device_call(comm, b, true);
 }
 
 } // namespace
@@ -114,8 +154,9 @@ struct JitProgram::Table {
                 st.extras = p.extras.data();
                 st.chunks = p.chunks;
                 const int nsrc = coconet_aot_step_sources(comm, &st);
-                kernels.push_back(coconet_aot_kernel{
-                    nsrc, jit.fused_kernel((int)s, nsrc).c_function(), 0});
+                kernels.push_back(coconet_aot_kernel{nsrc,
+                                                     jit.fused_kernel((int)s, nsrc).c_function(),
+                                                     jit.target_.has_gpu_feature() ? 1 : 0});
                 st.nkernels = 1;
                 st.kernels = &kernels.back();
             }
@@ -133,11 +174,14 @@ struct JitProgram::Table {
         program.output_values = plan.output_values.data();
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
+        program.copy_to_host = jit_copy_to_host;
+        program.device_free = jit_device_free;
     }
 };
 
-JitProgram::JitProgram(const Program &program)
-    : lowered_(lower(program)), plan_(plan_program(lowered_, program.name())) {
+JitProgram::JitProgram(const Program &program, const Halide::Target &target)
+    : lowered_(lower(program)), plan_(plan_program(lowered_, program.name())),
+      target_(target.with_feature(Halide::Target::StrictFloat)) {
     for (const ProgramStep &step : plan_.steps) {
         pipelines_.emplace_back();
         if (step.pipeline.empty()) {
@@ -149,9 +193,12 @@ JitProgram::JitProgram(const Program &program)
             {"coconet_size", Halide::JITExtern(jit_size)},
             {"coconet_collective", Halide::JITExtern(jit_collective)},
         });
+        if (target_.has_gpu_feature()) {
+            schedule_segment_for_gpu(h, lowered_.analysis, lowered_.spmd);
+        }
         std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
         pipelines_.back() = std::make_unique<Function>(
-            Function{h.pipeline.compile_to_callable(args, jit_target()),
+            Function{h.pipeline.compile_to_callable(args, target_),
                      1 + h.params.size() + h.outputs.size()});
     }
 }
@@ -164,11 +211,9 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     if (!k) {
         const SpmdPipeline &spmd = lowered_.spmd;
         const FusedPass &pass = spmd.passes[spmd.segments[plan_.steps[s].segment].fused_pass];
-        // The runtime calls JIT kernels on host memory: a host schedule.
-        FusedKernelPipeline kp =
-            build_fused_kernel(pass, lowered_.analysis, nsrc, Halide::get_host_target());
+        FusedKernelPipeline kp = build_fused_kernel(pass, lowered_.analysis, nsrc, target_);
         k = std::make_unique<Function>(
-            Function{kp.pipeline.compile_to_callable(kp.arguments, jit_target()),
+            Function{kp.pipeline.compile_to_callable(kp.arguments, target_),
                      1 + kp.arguments.size() + pass.outputs.size()});
     }
     return *k;

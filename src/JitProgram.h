@@ -27,8 +27,11 @@ struct RankTraffic {
 
 class JitProgram {
 public:
-    // Lowers and compiles for the host.
-    explicit JitProgram(const Program &program);
+    // Lowers and compiles for `target` (by default Halide's JIT target, from
+    // HL_JIT_TARGET): with a GPU feature (e.g. host-opencl), the segments get
+    // the GPU schedules of GPU-target libraries and the fused kernels run on
+    // the device, as in an AOT library for that target.
+    explicit JitProgram(const Program &program, const Halide::Target &target = jit_target());
     ~JitProgram();
 
     // Runs one rank: `inputs` holds this rank's box of every input. Throws
@@ -51,7 +54,8 @@ private:
     const Function &fused_kernel(int s, int nsrc) const;
 
     LoweredProgram lowered_;
-    ProgramPlan plan_;                                // the table's content
+    ProgramPlan plan_;
+    Halide::Target target_;                                // the table's content
     std::vector<std::unique_ptr<Function>> pipelines_; // per plan step (null: none)
     mutable std::mutex kernels_mutex_;
     mutable std::map<std::pair<int, int>, std::unique_ptr<Function>> kernels_;

@@ -3,6 +3,7 @@
 // asserted on the placement, and that the scheduled pipeline lowers for an
 // OpenCL target.
 #include "GpuSchedule.h"
+#include "../apps/Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -14,7 +15,9 @@ using Halide::Var;
 namespace {
 
 // Every Func has a non-empty box (no rank condition).
-const NonEmptyBox always = [](const std::string &) { return Halide::Internal::const_true(); };
+const NonEmptyBox always = [](const std::string &) {
+    return GpuCondition{Halide::Internal::const_true(), ""};
+};
 
 // A host function of the user context, like the runtime's coconet_rank.
 Expr host_rank() {
@@ -106,9 +109,40 @@ TEST_CASE("schedule_for_gpu: the placement and its text", "[passes][gpu]") {
     Func b("b");
     b(x) = x;
     b.compute_root();
-    const NonEmptyBox never = [](const std::string &) { return Expr(); };
+    const NonEmptyBox never = [](const std::string &) { return GpuCondition{Expr(), "why"}; };
     const GpuPlacement q = schedule_for_gpu(Halide::Pipeline(b), never);
     CHECK(q.gpu.empty());
     REQUIRE(q.host.size() == 1);
-    CHECK(q.host[0].second == "not a value of the program");
+    CHECK(q.host[0].second == "why");
+}
+
+TEST_CASE("schedule_segment_for_gpu: slices under their condition, groups on the host",
+          "[passes][gpu]") {
+    // Megatron's MatMuls are slices and Local sums of the world: kernels.
+    apps::MlpConfig mlp;
+    mlp.gpu = true;
+    LoweredProgram m = lower(apps::megatron_mlp(mlp));
+    std::vector<std::string> gpu;
+    for (SpmdSegment &seg : m.spmd.segments) {
+        if (seg.halide.pipeline.defined()) {
+            const GpuPlacement p = schedule_segment_for_gpu(seg.halide, m.analysis, m.spmd);
+            gpu.insert(gpu.end(), p.gpu.begin(), p.gpu.end());
+        }
+    }
+    CHECK(std::count(gpu.begin(), gpu.end(), "hidden") == 1);
+    CHECK(std::count(gpu.begin(), gpu.end(), "partial") == 1);
+
+    // The pipeline's stages live on groups of world.split(2).
+    apps::PipelineConfig pipe;
+    pipe.gpu = true;
+    LoweredProgram p = lower(apps::two_stage_pipeline(pipe));
+    std::map<std::string, std::string> host;
+    for (SpmdSegment &seg : p.spmd.segments) {
+        if (seg.halide.pipeline.defined()) {
+            const GpuPlacement g = schedule_segment_for_gpu(seg.halide, p.analysis, p.spmd);
+            CHECK(g.gpu.empty());
+            host.insert(g.host.begin(), g.host.end());
+        }
+    }
+    CHECK(host.at("p0") == "on a group of world.split(2): empty on the other groups' ranks");
 }
