@@ -133,8 +133,10 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                               << "\n";
             }
             if (gpu) {
-                placement << "  " << step.pipeline << ": "
-                          << placement_text(schedule_segment_for_gpu(h, a, spmd)) << "\n";
+                const GpuPlacement where = schedule_segment_for_gpu(h, a, spmd);
+                mark_device_values(plan, where.gpu);
+                mark_device_values(plan, where.reads);
+                placement << "  " << step.pipeline << ": " << placement_text(where) << "\n";
             }
             add_module(h.pipeline,
                        std::vector<Halide::Argument>(h.params.begin(), h.params.end()),

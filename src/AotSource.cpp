@@ -68,7 +68,7 @@ std::string value_text(const ProgramValue &pv) {
     const coconet_value_info v = value_info(pv);
     return Fields()("name", c_string(v.name))("type_code", v.type_code)("type_bits", v.type_bits)(
                "dims", v.dims)("extents", braced(v.extents))("layout", v.layout)("dim", v.dim)(
-               "nsplit", v.nsplit)("group", v.group)
+               "nsplit", v.nsplit)("group", v.group)("device", v.device)
         .str();
 }
 

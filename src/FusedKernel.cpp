@@ -1,5 +1,7 @@
 #include "FusedKernel.h"
 
+#include <set>
+
 #include "Error.h"
 #include "GpuSchedule.h"
 #include "Rebuild.h"
@@ -74,7 +76,11 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
     // outputs read are computed once per chunk.
     const bool gpu = target.has_gpu_feature();
     out.on_gpu = gpu;
+    std::set<std::string> scheduled; // the reduced value may be an output too
     auto schedule = [&](Func f) {
+        if (!scheduled.insert(f.name()).second) {
+            return;
+        }
         f.compute_root();
         if (!(gpu && gpu_tile_func(f).empty())) {
             out.on_gpu = false;

@@ -1,5 +1,6 @@
 #include "GpuSchedule.h"
 
+#include <algorithm>
 #include <set>
 
 #include "Partition.h"
@@ -23,12 +24,15 @@ Halide::LoopLevel compute_level(const Function &f) {
     return level;
 }
 
-// Finds calls a GPU kernel cannot make: extern C functions (the runtime's
-// coconet_rank / coconet_size on the user context, and any other), looking
-// through inlined Funcs.
-class HostOnlyCalls : public IRVisitor {
+// The calls of a Func's definitions, looking through inlined Funcs: whether
+// one is a call a GPU kernel cannot make (an extern C function: the
+// runtime's coconet_rank / coconet_size on the user context, and any other),
+// and the buffers they read (Funcs computed elsewhere, by their plain names,
+// and image parameters).
+class KernelCalls : public IRVisitor {
 public:
-    bool found = false;
+    bool host_only = false;
+    std::set<std::string> reads;
 
     void visit_definition(const Definition &d) {
         for (const Halide::Expr &e : d.values()) {
@@ -47,11 +51,14 @@ private:
             op->call_type == Call::PureExtern && op->name.rfind("coconet_", 0) == 0;
         if (op->call_type == Call::Extern || op->call_type == Call::ExternCPlusPlus ||
             coconet_extern) {
-            found = true;
+            host_only = true;
+        } else if (op->call_type == Call::Image && op->param.defined()) {
+            reads.insert(op->param.name());
         } else if (op->call_type == Call::Halide && op->func.defined()) {
             const Function callee(op->func);
-            if (compute_level(callee).is_inlined() && !callee.has_extern_definition() &&
-                visited_.insert(callee.name()).second) {
+            if (!compute_level(callee).is_inlined() || callee.has_extern_definition()) {
+                reads.insert(plain_name(callee.name()));
+            } else if (visited_.insert(callee.name()).second) {
                 visit_definition(callee.definition());
             }
         }
@@ -60,6 +67,15 @@ private:
 
     std::set<std::string> visited_;
 };
+
+KernelCalls calls_of(const Function &fn) {
+    KernelCalls calls;
+    calls.visit_definition(fn.definition());
+    for (const Definition &u : fn.updates()) {
+        calls.visit_definition(u);
+    }
+    return calls;
+}
 
 // An update writes at f's pure variables, in order (a matmul's `c(i, j) +=`),
 // so each GPU thread owns its elements.
@@ -113,15 +129,15 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     if (fn.dimensions() == 0) {
         return "a scalar";
     }
-    HostOnlyCalls calls;
-    calls.visit_definition(fn.definition());
+    if (has_stage_directives(fn)) {
+        return "scheduled by the user";
+    }
     for (const Definition &u : fn.updates()) {
         if (!writes_at_pure_vars(fn, u)) {
             return "an update writes elsewhere than at its pure variables";
         }
-        calls.visit_definition(u);
     }
-    if (calls.found) {
+    if (calls_of(fn).host_only) {
         return "calls a host function";
     }
     const std::vector<Halide::Var> args = f.args();
@@ -140,11 +156,15 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         }
         const std::string plain = plain_name(name);
         const GpuCondition c = nonempty(plain);
-        const std::string why = has_stage_directives(fn) ? "scheduled by the user"
-                                : !c.when.defined()      ? c.why_not
-                                                         : gpu_tile_func(Func(fn), c.when);
+        const std::string why = c.when.defined() ? gpu_tile_func(Func(fn), c.when) : c.why_not;
         if (why.empty()) {
             placement.gpu.push_back(plain);
+            for (const std::string &r : calls_of(fn).reads) {
+                if (std::find(placement.reads.begin(), placement.reads.end(), r) ==
+                    placement.reads.end()) {
+                    placement.reads.push_back(r);
+                }
+            }
         } else if (!fn.has_extern_definition()) {
             placement.host.emplace_back(plain, why);
         }
@@ -154,7 +174,7 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
 
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd) {
-    return schedule_for_gpu(h.pipeline, [&](const std::string &name) {
+    GpuPlacement placement = schedule_for_gpu(h.pipeline, [&](const std::string &name) {
         for (const DFunc &df : a.order) {
             const FuncInfo &info = a.of(df);
             if (df.get_contents()->name != name) {
@@ -169,6 +189,15 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
         }
         return GpuCondition{Halide::Expr(), "not a value of the program"};
     });
+    // The segment's parameters by the values they hold.
+    for (std::string &r : placement.reads) {
+        for (size_t i = 0; i < h.params.size(); i++) {
+            if (h.params[i].name() == r) {
+                r = h.param_values[i]->name;
+            }
+        }
+    }
+    return placement;
 }
 
 std::string placement_text(const GpuPlacement &placement) {

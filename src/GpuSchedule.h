@@ -15,7 +15,7 @@ namespace coconet {
 // thread); with `when` defined, only in a specialization on it (otherwise f
 // runs on the host). Returns "" when scheduled; otherwise leaves f alone and
 // says why it stays on the host: a scalar (no dimension to tile), an extern
-// stage, an update that writes other than at its pure variables, or a value
+// stage, Halide directives of the user's (or of register tiles), an update that writes other than at its pure variables, or a value
 // or index that calls a host function (the runtime's coconet_rank /
 // coconet_size, any extern), also through the Funcs inlined into it.
 // Reduction bounds may call them: Halide computes loop bounds on the host
@@ -38,6 +38,9 @@ using NonEmptyBox = std::function<GpuCondition(const std::string &)>;
 struct GpuPlacement {
     std::vector<std::string> gpu;
     std::vector<std::pair<std::string, std::string>> host;
+    // What the GPU kernels read: Funcs computed elsewhere (plain names) and
+    // image parameters (schedule_segment_for_gpu: the values they hold).
+    std::vector<std::string> reads;
 };
 
 // Gives every compute_root Func of p that the user did not schedule a GPU

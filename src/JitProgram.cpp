@@ -194,7 +194,10 @@ JitProgram::JitProgram(const Program &program, const Halide::Target &target)
             {"coconet_collective", Halide::JITExtern(jit_collective)},
         });
         if (target_.has_gpu_feature()) {
-            schedule_segment_for_gpu(h, lowered_.analysis, lowered_.spmd);
+            const GpuPlacement where =
+                schedule_segment_for_gpu(h, lowered_.analysis, lowered_.spmd);
+            mark_device_values(plan_, where.gpu);
+            mark_device_values(plan_, where.reads);
         }
         std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
         pipelines_.back() = std::make_unique<Function>(

@@ -1,5 +1,6 @@
 #include "ProgramPlan.h"
 
+#include <algorithm>
 #include <map>
 
 #include "CollectiveStage.h"
@@ -138,7 +139,14 @@ coconet_value_info value_info(const ProgramValue &v) {
     info.dim = v.layout.dim;
     info.nsplit = v.layout.group.nsplit;
     info.group = v.layout.group.index;
+    info.device = v.device ? 1 : 0;
     return info;
+}
+
+void mark_device_values(ProgramPlan &plan, const std::vector<std::string> &names) {
+    for (ProgramValue &v : plan.values) {
+        v.device = v.device || std::find(names.begin(), names.end(), v.name) != names.end();
+    }
 }
 
 coconet_fused_call pass_call(const ProgramStep &s) {

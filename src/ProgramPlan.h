@@ -21,6 +21,7 @@ struct ProgramValue {
     Halide::Type type;
     std::vector<int> extents;
     Layout layout;
+    bool device = false; // a GPU kernel computes or reads it (mark_device_values)
 };
 
 struct ProgramKernel {
@@ -64,6 +65,10 @@ ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &funct
 
 // The table entry of a value.
 coconet_value_info value_info(const ProgramValue &v);
+
+// Marks the plan's values a GPU kernel computes or reads (the names a GPU
+// placement lists), for the executor's check of empty slices.
+void mark_device_values(ProgramPlan &plan, const std::vector<std::string> &names);
 
 // The call a fused step makes, but for the pointers the table or the
 // executor fills in (name, gathered, src, outs, kernel).

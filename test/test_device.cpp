@@ -87,3 +87,18 @@ TEST_CASE("gemm + all_to_all on the OpenCL device", "[device][gemm]") {
         check_matches_reference(apps::gemm_all_to_all(c), ranks, 0.0, 1, make_inputs, opencl);
     }
 }
+
+TEST_CASE("a rank without a slice is refused on a device, not aborted", "[device][adam]") {
+    // 7 parameters in blocks of 1 on 8 ranks: rank 7 holds no slice.
+    apps::OptimizerConfig c;
+    c.n = 7;
+    c.gpu = true;
+    const Program p = apps::adam(c);
+    const std::string message = coconet_test::message_of<RuntimeError>([&] {
+        JitProgram(p, opencl).run_threads(8, apps::optimizer_inputs(p, 8, 1), 5.0);
+    });
+    CHECK_THAT(message, Catch::Matchers::Contains("of 7 elements in blocks of 1 over 8 ranks, "
+                                                  "which leaves rank 7 none"));
+    // On the host the same world computes.
+    check_matches_reference(p, {8}, 0.0, 1, apps::optimizer_inputs);
+}

@@ -2,9 +2,10 @@
 // compute_sliced, fuse_with and overlap on random subsets and in random orders,
 // random chunk sizes of the fused pass and chunk counts of the overlap, Halide
 // vector widths on the compute, the fused passes' direct and ring paths),
-// random shapes, sliced dimensions, ops and rank counts all equal the
-// unscheduled reference: bit for bit, and within 1e-5 on the ring (which adds
-// up in a rotation of rank order).
+// random shapes, sliced dimensions, ops and rank counts, and one case in eight
+// JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI) all equal
+// the unscheduled reference: bit for bit, and within 1e-5 on the ring (which
+// adds up in a rotation of rank order).
 // Case k of seed s draws from its own generator, seeded with (s, k), so that
 // any case reruns alone. The environment sets the cases run:
 //   COCONET_FUZZ_SEED        the seed (default 2026), or "commit": the first 32
@@ -74,7 +75,14 @@ struct Drawn {
     int ranks;
     std::string description;
     double tolerance;
+    bool device; // JIT-compiled for OpenCL (PoCL in CI), else the host
 };
+
+// Whether blocks of ceil(n / ranks) leave every rank a non-empty slice, as a
+// GPU-target program needs (the executor refuses other worlds there).
+bool every_rank_has_a_block(int n, int ranks) {
+    return (int64_t)(ranks - 1) * ((n + ranks - 1) / ranks) < n;
+}
 
 Drawn draw(std::mt19937 &rng) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -169,7 +177,14 @@ Drawn draw(std::mt19937 &rng) {
          << (tile_x ? std::to_string(tile_x) + "x" + std::to_string(tile_y) : "none");
     // The ring adds up in another order than the reference (rank order).
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
-    return Drawn{p, pick(1, 8), desc.str(), ring ? 1e-5 : 0.0};
+    int ranks = pick(1, 8);
+    // One case in eight on the OpenCL device, on ranks that all hold a slice.
+    const bool device = pick(0, 7) == 0;
+    while (device && !(every_rank_has_a_block(n0, ranks) && every_rank_has_a_block(n1, ranks))) {
+        ranks--;
+    }
+    desc << ", target " << (device ? "opencl" : "host");
+    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device};
 }
 
 } // namespace
@@ -189,7 +204,10 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         INFO("seed " << seed << ", case " << k << ": " << d.description << ", " << d.ranks
                      << " ranks");
         auto inputs = make_inputs(d.program, d.ranks, 100 + k);
-        auto outputs = JitProgram(d.program).run_threads(d.ranks, inputs, 5.0);
+        const Halide::Target target =
+            d.device ? Halide::get_host_target().with_feature(Halide::Target::OpenCL)
+                     : jit_target();
+        auto outputs = JitProgram(d.program, target).run_threads(d.ranks, inputs, 5.0);
         auto expected = Reference(d.program).run(d.ranks, inputs);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
         REQUIRE(replicated_mismatches(d.program, outputs).empty());

@@ -129,6 +129,7 @@ public:
     void run(halide_buffer_t *const *args) {
         chain_error_handler(p_);
         check_world();
+        check_device_slices();
         bind_arguments(args);
         check_kernels();
         for (int s = 0; s < p_.nsteps; s++) {
@@ -155,6 +156,35 @@ private:
 
     void box(int v, int32_t *min, int32_t *extent) const {
         coconet_value_box(&info(v), rank_, size_, min, extent);
+    }
+
+    // Halide's GPU runtimes abort on an empty device buffer: a world where a
+    // rank holds none of a sliced value a GPU kernel computes or reads (more ranks
+    // than blocks) is refused, by every rank at once.
+    void check_device_slices() const {
+        for (int v = 0; v < p_.nvalues; v++) {
+            const coconet_value_info &vi = info(v);
+            int first = 0, count = 0;
+            coconet_group_range(size_, vi.nsplit, vi.group, &first, &count);
+            if (!vi.device || vi.layout != COCONET_LAYOUT_SLICED || count == 0) {
+                continue;
+            }
+            // The group's last rank holds the last block, the first to be empty.
+            int32_t min[4], extent[4];
+            coconet_value_box(&vi, first + count - 1, size_, min, extent);
+            if (extent[vi.dim] == 0) {
+                const int64_t n = vi.extents[vi.dim], block = (n + count - 1) / count;
+                fail(COCONET_ERR_INVALID,
+                     std::string("'") + vi.name + "' is sliced along dimension " +
+                         std::to_string(vi.dim) + " of " + std::to_string(n) +
+                         " elements in blocks of " + std::to_string(block) + " over " +
+                         std::to_string(count) + " ranks, which leaves rank " +
+                         std::to_string(first + count - 1) +
+                         " none; a GPU kernel computes or reads it, and needs a non-empty slice on every "
+                         "rank (Halide's GPU runtimes abort on an empty device buffer): use "
+                         "fewer ranks");
+            }
+        }
     }
 
     void check_world() const {

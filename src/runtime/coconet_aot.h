@@ -31,6 +31,10 @@ typedef struct {
     int32_t extents[4];           // global extents (1 for missing dimensions)
     int32_t layout, dim;          // coconet_layout_kind; the sliced dimension
     int32_t nsplit, group;
+    // 1: a GPU kernel computes or reads it. Halide's GPU runtimes abort on an
+    // empty device buffer, so the executor refuses a world where a rank's
+    // slice of such a value is empty.
+    int32_t device;
 } coconet_value_info;
 
 // The global box rank `rank` of `size` holds of a value: min[d], extent[d]
@@ -42,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 3
+#define COCONET_AOT_VERSION 4
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
