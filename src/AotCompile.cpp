@@ -15,6 +15,19 @@ namespace coconet {
 
 namespace {
 
+// The Halide runtime function returning the device interface of `target`'s
+// GPU API, which a library's table names for kernels computing there.
+std::string device_interface_function(const Halide::Target &target) {
+    switch (Halide::get_default_device_api_for_target(target)) {
+    case Halide::DeviceAPI::CUDA:
+        return "halide_cuda_device_interface";
+    case Halide::DeviceAPI::OpenCL:
+        return "halide_opencl_device_interface";
+    default:
+        return "";
+    }
+}
+
 // Source counts the kernel of pass g is built for: the group size on the
 // direct path and two on the ring, for the fixed rank count or for any
 // count up to max_ranks.
@@ -152,13 +165,18 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                 fn + "_step" + std::to_string(step.segment) + "_kernel" + std::to_string(nsrc);
             FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc, target);
             add_module(kp.pipeline, kp.arguments, kname);
-            step.kernels.push_back(ProgramKernel{nsrc, kname, gpu});
+            step.kernels.push_back(ProgramKernel{
+                nsrc, kname, gpu, gpu && kp.on_gpu ? device_interface_function(target) : ""});
             kernels_on_gpu = kernels_on_gpu && kp.on_gpu;
         }
         if (gpu) {
             placement << "  fused pass of " << g.scatter->name << ": "
-                      << (kernels_on_gpu ? "GPU kernels" : "kernels partly on the host")
-                      << ", data moved by the communicator on host memory\n";
+                      << (kernels_on_gpu ? "GPU kernels; ranks sharing the device (threads "
+                                           "backend) keep the pass there, other backends move "
+                                           "its data through host memory"
+                                         : "kernels partly on the host, data moved through host "
+                                           "memory")
+                      << "\n";
         }
     }
     plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);

@@ -33,48 +33,24 @@ int32_t jit_size(void *uc) {
     return coconet_size(comm_of(uc));
 }
 
-// A buffer a GPU kernel left newer on the device, back on the host, with a
-// JIT user context (Halide's JIT runtime reads its handlers from it).
-int device_to_host(void *uc, halide_buffer_t *b) {
-    return b && b->device_dirty() && b->device_interface
-               ? b->device_interface->copy_to_host(uc, b)
-               : 0;
-}
-
-// The runtime copies a collective's buffers to the host itself, but with the
-// communicator as user context, which Halide's JIT runtime cannot take.
+// The collective's runtime copies device buffers through the executor's
+// with_device_context, so the JIT's entry only unwraps the communicator.
 int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, halide_buffer_t *in,
                    halide_buffer_t *out) {
-    if (device_to_host(uc, in) != 0 || device_to_host(uc, out) != 0) {
-        coconet_comm_set_error(comm_of(uc), (std::string("collective '") + name +
-                                             "': could not copy its buffers to the host")
-                                                .c_str());
-        return COCONET_ERR_BACKEND;
-    }
     return coconet_collective(comm_of(uc), name, desc, in, out);
 }
 
-// The executor's device calls (copy back, free) for a JIT program's buffers,
-// through each buffer's device interface.
-int jit_device_call(void *comm, halide_buffer_t *b, bool free) {
+// Device calls on a JIT program's buffers take a JIT user context (Halide's
+// JIT runtime reads its handlers from it), which collects Halide's message.
+int jit_with_device_context(coconet_comm *comm, coconet_device_fn fn, void *arg) {
     RankContext ctx;
-    ctx.comm = static_cast<coconet_comm *>(comm);
+    ctx.comm = comm;
     ctx.handlers.custom_error = record_error;
-    const int status = !b->device_interface ? 0
-                       : free               ? b->device_interface->device_free(&ctx, b)
-                                            : device_to_host(&ctx, b);
-    if (status != 0) {
-        coconet_comm_set_error(ctx.comm, ctx.error.c_str());
+    const int status = fn(&ctx, arg);
+    if (status != 0 && !ctx.error.empty()) {
+        coconet_comm_set_error(comm, ctx.error.c_str());
     }
     return status;
-}
-
-int jit_copy_to_host(void *comm, halide_buffer_t *b) {
-    return jit_device_call(comm, b, false);
-}
-
-int jit_device_free(void *comm, halide_buffer_t *b) {
-    return jit_device_call(comm, b, true);
 }
 
 } // namespace
@@ -85,6 +61,8 @@ int jit_device_free(void *comm, halide_buffer_t *b) {
 struct JitProgram::Function {
     Halide::Callable callable;
     size_t argc; // the user_context, the arguments and the outputs
+    // A fused kernel computing every output on the device: its interface.
+    const halide_device_interface_t *device_interface = nullptr;
 
     static int call(void *self, void **args) {
         const Function &f = *static_cast<const Function *>(self);
@@ -154,9 +132,10 @@ struct JitProgram::Table {
                 st.extras = p.extras.data();
                 st.chunks = p.chunks;
                 const int nsrc = coconet_aot_step_sources(comm, &st);
-                kernels.push_back(coconet_aot_kernel{nsrc,
-                                                     jit.fused_kernel((int)s, nsrc).c_function(),
-                                                     jit.target_.has_gpu_feature() ? 1 : 0});
+                const Function &k = jit.fused_kernel((int)s, nsrc);
+                kernels.push_back(coconet_aot_kernel{nsrc, k.c_function(),
+                                                     jit.target_.has_gpu_feature() ? 1 : 0,
+                                                     k.device_interface});
                 st.nkernels = 1;
                 st.kernels = &kernels.back();
             }
@@ -174,8 +153,7 @@ struct JitProgram::Table {
         program.output_values = plan.output_values.data();
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
-        program.copy_to_host = jit_copy_to_host;
-        program.device_free = jit_device_free;
+        program.with_device_context = jit_with_device_context;
     }
 };
 
@@ -217,7 +195,10 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
         FusedKernelPipeline kp = build_fused_kernel(pass, lowered_.analysis, nsrc, target_);
         k = std::make_unique<Function>(
             Function{kp.pipeline.compile_to_callable(kp.arguments, target_),
-                     1 + kp.arguments.size() + pass.outputs.size()});
+                     1 + kp.arguments.size() + pass.outputs.size(),
+                     kp.on_gpu ? Halide::get_device_interface_for_device_api(
+                                     Halide::get_default_device_api_for_target(target_), target_)
+                               : nullptr});
     }
     return *k;
 }
@@ -237,6 +218,12 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     for (const DFunc &f : a.inputs) {
         args.push_back(in.at(f.name()).raw_buffer());
     }
+    // Inputs on a device (a caller keeping its data there) get their outputs
+    // on that device too, left there.
+    const halide_device_interface_t *device = nullptr;
+    for (auto &[name, b] : in) {
+        device = device ? device : b.raw_buffer()->device_interface;
+    }
     RankBuffers out;
     for (size_t i = 0; i < program.outputs().size(); i++) {
         const int arg = plan_.ninputs + (int)i;
@@ -248,6 +235,9 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
             box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
         }
         Halide::Buffer<> &b = out[v.name] = allocate_box(v.type, box);
+        if (device && b.number_of_elements() > 0) {
+            b.device_malloc(device);
+        }
         args.push_back(b.raw_buffer());
     }
     if (coconet_aot_run(comm, &table.program, args.data()) != COCONET_OK) {
@@ -258,8 +248,8 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
 
 uint64_t RankTraffic::total_bytes() const {
     uint64_t n = 0;
-    for (uint64_t b : bytes) {
-        n += b;
+    for (int k = 0; k <= COCONET_FUSED; k++) {
+        n += bytes[k];
     }
     return n;
 }

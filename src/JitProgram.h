@@ -19,9 +19,10 @@ namespace coconet {
 // collective kind (indexed by CollectiveKind; index COCONET_FUSED: the memory
 // traffic of fused passes).
 struct RankTraffic {
-    static constexpr int kinds = COCONET_FUSED + 1;
+    static constexpr int kinds = COCONET_HOST_DEVICE + 1;
     uint64_t bytes[kinds] = {};
     uint64_t ops[kinds] = {};
+    // Bytes the collectives and fused passes moved (host<->device copies aside).
     uint64_t total_bytes() const;
 };
 
@@ -35,7 +36,9 @@ public:
     ~JitProgram();
 
     // Runs one rank: `inputs` holds this rank's box of every input. Throws
-    // RuntimeError naming the rank and the failing operation.
+    // RuntimeError naming the rank and the failing operation. Inputs with a
+    // device allocation (of this program's target) are read there, and the
+    // outputs are returned on that device, device-dirty.
     RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs) const;
 
     // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.

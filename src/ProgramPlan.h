@@ -28,6 +28,9 @@ struct ProgramKernel {
     int nsrc;
     std::string function; // its name in an AOT library
     bool device = false;  // compiled for a GPU target (some or all of it runs there)
+    // Every output computed on the device: the Halide runtime function that
+    // returns its interface ("halide_cuda_device_interface"); else "".
+    std::string device_interface;
 };
 
 // One step of coconet_aot_program (see coconet_aot.h for the fields).

@@ -6,6 +6,8 @@
 // host's in the last place). The GPU schedules put every Func they can on the
 // device (test_pass_gpu_schedule says which cannot), so a wrong copy between
 // host and device shows here as a wrong result.
+#include <cstring>
+
 #include "../apps/Apps.h"
 #include "TestUtil.h"
 
@@ -101,4 +103,103 @@ TEST_CASE("a rank without a slice is refused on a device, not aborted", "[device
                                                   "which leaves rank 7 none"));
     // On the host the same world computes.
     check_matches_reference(p, {8}, 0.0, 1, apps::optimizer_inputs);
+}
+
+namespace {
+
+// Rank inputs copied to the OpenCL device, as a caller keeping its data
+// there passes them (the host copies then hold garbage, to show they are
+// not read).
+std::vector<RankBuffers> on_device(const std::vector<RankBuffers> &inputs) {
+    std::vector<RankBuffers> out(inputs.size());
+    for (size_t r = 0; r < inputs.size(); r++) {
+        for (const auto &[name, b] : inputs[r]) {
+            Halide::Buffer<> d = b.copy();
+            if (d.number_of_elements() > 0) {
+                d.copy_to_device(Halide::DeviceAPI::OpenCL, opencl);
+                std::memset(d.data(), 0xff, d.size_in_bytes());
+                d.set_device_dirty(true);
+            }
+            out[r][name] = d;
+        }
+    }
+    return out;
+}
+
+// The program run on r ranks with its inputs and outputs on the device:
+// outputs (copied back to the host for the comparison) and each rank's
+// traffic.
+std::vector<RankBuffers> run_resident(const JitProgram &jit, int r,
+                                      const std::vector<RankBuffers> &inputs,
+                                      std::vector<RankTraffic> &traffic) {
+    std::vector<RankBuffers> outputs = jit.run_threads(r, on_device(inputs), 10.0, &traffic);
+    for (RankBuffers &rank : outputs) {
+        for (auto &[name, b] : rank) {
+            INFO("output " << name);
+            CHECK((b.number_of_elements() == 0 || b.raw_buffer()->device_dirty()));
+            b.copy_to_host();
+        }
+    }
+    return outputs;
+}
+
+// Programs whose steps are Halide pipelines and fused passes, all on the
+// device: a call whose caller keeps its data on the device copies nothing
+// between host and device, on every rank, and computes the reference.
+void check_resident(const Program &p, double tolerance,
+                    const coconet_test::InputMaker &make = make_inputs) {
+    JitProgram jit(p, opencl);
+    Reference reference(p);
+    for (int r : ranks) {
+        INFO(p.name() << " on " << r << " ranks");
+        const auto inputs = make(p, r, 11 + r);
+        std::vector<RankTraffic> traffic;
+        const auto outputs = run_resident(jit, r, inputs, traffic);
+        CHECK(max_abs_diff(outputs, reference.run(r, inputs)) <= tolerance);
+        for (int q = 0; q < r; q++) {
+            INFO("rank " << q);
+            CHECK(traffic[q].bytes[COCONET_HOST_DEVICE] == 0);
+            CHECK(traffic[q].ops[COCONET_FUSED] > 0);
+        }
+        // The counter counts: host buffers are copied in and out.
+        jit.run_threads(r, inputs, 10.0, &traffic);
+        for (int q = 0; q < r; q++) {
+            CHECK(traffic[q].bytes[COCONET_HOST_DEVICE] > 0);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("device-resident calls copy nothing between host and device", "[device][resident]") {
+    apps::OptimizerConfig adam;
+    adam.gpu = true;
+    adam.schedule = apps::Schedule::Fused;
+    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
+    apps::MlpConfig megatron;
+    megatron.gpu = true;
+    megatron.schedule = apps::Schedule::Fused;
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    megatron.overlap = 3; // the pass overlapped with its producer
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    apps::GemvConfig gemv;
+    gemv.gpu = true;
+    gemv.schedule = apps::Schedule::Fused;
+    check_resident(apps::gemv_all_reduce(gemv), 0.0);
+}
+
+TEST_CASE("an unfused collective on a device moves its data through the host", "[device][resident]") {
+    // Collectives inside a pipeline run on host memory: the counter shows
+    // it, and the results stay right.
+    apps::OptimizerConfig c;
+    c.gpu = true;
+    const Program p = apps::adam(c);
+    JitProgram jit(p, opencl);
+    const auto inputs = apps::optimizer_inputs(p, 3, 5);
+    std::vector<RankTraffic> traffic;
+    const auto outputs = run_resident(jit, 3, inputs, traffic);
+    CHECK(max_abs_diff(outputs, Reference(p).run(3, inputs)) == 0.0);
+    for (const RankTraffic &t : traffic) {
+        CHECK(t.bytes[COCONET_HOST_DEVICE] > 0);
+    }
 }

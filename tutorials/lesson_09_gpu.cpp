@@ -74,9 +74,9 @@ int main() {
     // Step 2: run the CUDA-target library on 2 thread ranks.
     //
     // Nothing differs from lesson 7: the same arguments, boxes and
-    // communicator. The buffers live on the host; a library whose pipelines
-    // left an output on the GPU would copy it back before returning (the
-    // program table carries its Halide runtime's copy_to_host for that).
+    // communicator. The buffers live on the host, so outputs the pipelines
+    // left on the GPU come back before the call returns (a caller's buffer
+    // that carries a device allocation gets its output there instead).
     const int ranks = 2;
     std::vector<RankArgs> args(ranks);
     std::vector<int> status(ranks);

@@ -18,6 +18,7 @@
 #include "Box.h"
 #include "ChunkLoop.h"
 #include "Comm.h"
+#include "Device.h"
 
 namespace {
 
@@ -105,25 +106,32 @@ std::string shape_text(const coconet_value_info &v) {
     return s + "]";
 }
 
-// A buffer the executor owns: a value that crosses steps, or a view.
+// A buffer the executor owns: a value that crosses steps, or a view. A
+// view of a caller's buffer shares its device allocation (borrowed: the
+// caller frees it); any other device allocation on it is the executor's.
 struct OwnedBuffer {
     halide_buffer_t buf{};
     halide_dimension_t dim[4]{};
     std::unique_ptr<uint8_t[]> data;
+    bool borrowed_device = false;
 };
 
 class Executor {
 public:
     Executor(coconet_comm *comm, const coconet_aot_program &p)
         : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
-          values_(p.nvalues, nullptr) {}
+          values_(p.nvalues, nullptr), outer_context_(comm->with_device_context) {
+        // Collectives the pipelines call copy device data with it too.
+        comm->with_device_context = p.with_device_context;
+    }
 
-    // Views share no device allocation with their parents (see own()), so
-    // every device allocation on an owned buffer is the executor's.
     ~Executor() {
         for (auto &b : owned_) {
-            free_device(&b->buf);
+            if (!b->borrowed_device) {
+                free_device(&b->buf);
+            }
         }
+        comm_->with_device_context = outer_context_;
     }
 
     void run(halide_buffer_t *const *args) {
@@ -243,13 +251,11 @@ private:
                      box_text(vi.dims, min, extent) + ", the buffer covers " +
                      box_text(vi.dims, got_min, got_extent) + " (see coconet_arg_box)");
         }
-        // The rank's box, with its mins moved to global coordinates (of the
-        // host data: a GPU pipeline gives the view a device allocation of its own).
-        to_host(b);
+        // The rank's box, with its mins moved to global coordinates: the same
+        // memory, on the host and on the device alike.
         OwnedBuffer &view = own();
         view.buf = *b;
-        view.buf.device = 0;
-        view.buf.device_interface = nullptr;
+        view.borrowed_device = b->device != 0;
         view.buf.dim = view.dim;
         for (int d = 0; d < vi.dims; d++) {
             view.dim[d] = b->dim[d];
@@ -371,6 +377,9 @@ private:
         for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
             args_.push_back(checked_argument(i, args[i]));
         }
+        for (int i = 0; i < p_.noutputs; i++) {
+            caller_device_.push_back(args[p_.ninputs + i]->device != 0);
+        }
         check_no_aliasing(args);
         for (int i = 0; i < p_.ninputs; i++) {
             values_[p_.args[i]] = args_[i];
@@ -430,22 +439,26 @@ private:
     // A dense buffer over this rank's box of value v.
     OwnedBuffer &allocate(int v) {
         const coconet_value_info &vi = info(v);
-        int32_t min[4], extent[4];
-        box(v, min, extent);
         OwnedBuffer &b = own();
-        b.buf.type = halide_type_t((halide_type_code_t)vi.type_code, vi.type_bits);
-        b.buf.dimensions = vi.dims;
+        dense_box(b, halide_type_t((halide_type_code_t)vi.type_code, vi.type_bits),
+                  box_of_value(v));
+        return b;
+    }
+
+    // b: a dense buffer of `type` over `box`, with host memory.
+    static void dense_box(OwnedBuffer &b, halide_type_t type, const Box &box) {
+        b.buf.type = type;
+        b.buf.dimensions = box.dims;
         b.buf.dim = b.dim;
         int64_t count = 1;
-        for (int d = 0; d < vi.dims; d++) {
-            b.dim[d] = halide_dimension_t(min[d], extent[d], (int32_t)count);
-            count *= extent[d];
+        for (int d = 0; d < box.dims; d++) {
+            b.dim[d] = halide_dimension_t((int32_t)box.min[d], (int32_t)box.extent[d], (int32_t)count);
+            count *= box.extent[d];
         }
         // Empty boxes get a valid host pointer too: Halide takes a buffer
         // without one for a bounds query.
-        b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * b.buf.type.bytes()]);
+        b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * type.bytes()]);
         b.buf.host = b.data.get();
-        return b;
     }
 
     halide_buffer_t *value(int v) const {
@@ -458,15 +471,41 @@ private:
 
     // Host code (passes, final copies) reads what a GPU pipeline left on the device.
     void to_host(halide_buffer_t *b) const {
-        if (b->device_dirty() && p_.copy_to_host && p_.copy_to_host(comm_, b) != 0) {
-            fail(COCONET_ERR_BACKEND, "copying a device buffer to the host failed");
+        device_check(coconet_rt::device_to_host(*comm_, b), "copying a buffer to the host");
+    }
+
+    void free_device(halide_buffer_t *b) const { coconet_rt::device_free(*comm_, b); }
+
+    void device_check(int status, const std::string &what) const {
+        if (status != 0) {
+            const std::string why = coconet_comm_last_error(comm_);
+            fail(COCONET_ERR_BACKEND, what + " failed (Halide error " + std::to_string(status) +
+                                          (why.empty() ? ")" : "): " + why));
         }
     }
 
-    void free_device(halide_buffer_t *b) const {
-        if (b->device && p_.device_free) {
-            p_.device_free(comm_, b);
+    // Counts the inputs Halide copied to the device during a call: those
+    // newer on the host before it and on the device after it.
+    struct InputCopies {
+        std::vector<std::pair<halide_buffer_t *, bool>> was_host_newest;
+        void add(halide_buffer_t *b) { was_host_newest.emplace_back(b, b->host_dirty()); }
+        uint64_t bytes() const {
+            uint64_t n = 0;
+            for (auto [b, host_newest] : was_host_newest) {
+                if (host_newest && coconet_rt::on_device(b)) {
+                    n += (uint64_t)coconet_rt::box_of(b).count() * b->type.bytes();
+                }
+            }
+            return n;
         }
+    };
+
+    // Marks where b's newest data is (a buffer without a device allocation,
+    // empty ones among them, has it on the host).
+    static void set_newest(halide_buffer_t *b, bool on_device) {
+        on_device = on_device && b->device;
+        b->set_host_dirty(!on_device);
+        b->set_device_dirty(on_device);
     }
 
     // Halide copies an input to the device only when its host is dirty; host
@@ -528,27 +567,32 @@ private:
     void run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t *only_output) {
         void *uc = comm_;
         std::vector<void *> argv = {&uc};
+        InputCopies copies;
         for (int i = 0; i < step.nparams; i++) {
             mark_host_newest(value(step.params[i]));
+            copies.add(value(step.params[i]));
             argv.push_back(value(step.params[i]));
         }
         for (int i = 0; i < step.nouts; i++) {
             argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
         }
         call(step.pipeline, argv, "Halide pipeline " + std::to_string(s));
-        // A chunk of an overlapped source is moved on the host.
-        if (only_output) {
-            to_host(only_output);
-            free_device(only_output);
-        }
+        coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());
     }
 
     struct KernelContext {
-        const Executor *self;
+        Executor *self;
         const coconet_aot_kernel *kernel;
         std::vector<halide_buffer_t *> extras;
         int32_t rank, size;
         int nout;
+        // The pass stays on the device (see device_pass): the pass's outputs,
+        // and the last chunk's outputs, which the kernel computed into
+        // device buffers of their own (OpenCL cannot hand a kernel an output
+        // at an arbitrary offset) and copies reach the members' outputs from.
+        bool on_device = false;
+        std::vector<halide_buffer_t *> parents;
+        std::vector<std::unique_ptr<OwnedBuffer>> chunk_outs;
     };
 
     static int run_kernel_chunk(void *p, int32_t nsrc, const halide_buffer_t *const *srcs,
@@ -562,128 +606,289 @@ private:
             coconet_comm_set_error(comm, msg.c_str());
             return COCONET_ERR_INVALID;
         }
-        void *uc = comm;
+        try {
+            return k->on_device ? k->self->device_kernel_chunk(*k, srcs, outs)
+                                : k->self->host_kernel_chunk(*k, srcs, outs);
+        } catch (const AotError &e) {
+            coconet_comm_set_error(comm, e.message.c_str());
+            return e.code;
+        }
+    }
+
+    // The kernel's arguments after the sources: the values it reads besides
+    // (counted over the chunk), the rank, the size and the outputs.
+    void push_kernel_tail(KernelContext &k, std::vector<void *> &argv, InputCopies &copies,
+                          halide_buffer_t *const *outs) {
+        uint64_t extra_bytes = 0;
+        const Box chunk = coconet_rt::box_of(outs[0]);
+        for (halide_buffer_t *e : k.extras) {
+            const Box mine = coconet_rt::box_of(e);
+            const Box read = mine.dims == chunk.dims ? coconet_rt::intersect(mine, chunk) : mine;
+            extra_bytes += (uint64_t)read.count() * e->type.bytes();
+            mark_host_newest(e);
+            copies.add(e);
+            argv.push_back(e);
+        }
+        argv.push_back(&k.rank);
+        argv.push_back(&k.size);
+        for (int i = 0; i < k.nout; i++) {
+            argv.push_back(outs[i]);
+        }
+        coconet_comm_count_bytes(comm_, COCONET_FUSED, extra_bytes);
+    }
+
+    int call_kernel(KernelContext &k, std::vector<void *> &argv, const InputCopies &copies) {
+        const int status = k.kernel->function.call(k.kernel->function.context, argv.data());
+        coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());
+        if (status != 0 && std::strlen(coconet_comm_last_error(comm_)) == 0) {
+            coconet_comm_set_error(comm_, "the fused kernel failed (Halide printed the reason)");
+        }
+        return status;
+    }
+
+    // The pass on host memory: a device kernel gets views of its own of the
+    // sources (peers' buffers among them), so that its device allocations
+    // are private, and its outputs come back to the host.
+    int host_kernel_chunk(KernelContext &k, const halide_buffer_t *const *srcs,
+                          halide_buffer_t *const *outs) {
+        void *uc = comm_;
         std::vector<void *> argv = {&uc};
-        // A device kernel gets views of its own of the sources (peers'
-        // buffers among them), so that its device allocations are private.
-        const bool device = k->kernel->device != 0;
+        InputCopies copies;
+        const bool device = k.kernel->device != 0;
         std::vector<std::unique_ptr<coconet_rt::BufferView>> views;
-        for (int i = 0; i < nsrc; i++) {
+        for (int i = 0; i < k.kernel->nsrc; i++) {
             halide_buffer_t *src = const_cast<halide_buffer_t *>(srcs[i]);
             if (device) {
                 views.push_back(
                     std::make_unique<coconet_rt::BufferView>(srcs[i], coconet_rt::box_of(srcs[i])));
                 src = &views.back()->buf;
                 mark_host_newest(src);
+                copies.add(src);
             }
             argv.push_back(src);
         }
-        uint64_t extra_bytes = 0;
-        const Box chunk = coconet_rt::box_of(outs[0]);
-        for (halide_buffer_t *e : k->extras) {
-            const Box mine = coconet_rt::box_of(e);
-            const Box read = mine.dims == chunk.dims ? coconet_rt::intersect(mine, chunk) : mine;
-            extra_bytes += (uint64_t)read.count() * e->type.bytes();
-            mark_host_newest(e);
-            argv.push_back(e);
-        }
-        argv.push_back(&k->rank);
-        argv.push_back(&k->size);
-        for (int i = 0; i < k->nout; i++) {
-            argv.push_back(outs[i]);
-        }
-        coconet_comm_count_bytes(comm, COCONET_FUSED, extra_bytes);
-        int status = k->kernel->function.call(k->kernel->function.context, argv.data());
-        // The pass moves the outputs' chunks on the host (the views are the
-        // pass's, so their device allocations go with them).
-        for (int i = 0; device && i < k->nout; i++) {
-            if (status == 0 && outs[i]->device_dirty()) {
-                status = k->self->p_.copy_to_host(comm, outs[i]);
+        push_kernel_tail(k, argv, copies, outs);
+        int status = call_kernel(k, argv, copies);
+        for (int i = 0; device && i < k.nout; i++) {
+            if (status == 0) {
+                status = coconet_rt::device_to_host(*comm_, outs[i]);
             }
-            k->self->free_device(outs[i]);
+            free_device(outs[i]);
         }
         for (auto &v : views) {
-            k->self->free_device(&v->buf);
-        }
-        if (status != 0 && std::strlen(coconet_comm_last_error(comm)) == 0) {
-            coconet_comm_set_error(comm, "the fused kernel failed (Halide printed the reason)");
+            free_device(&v->buf);
         }
         return status;
+    }
+
+    // The pass on the device: the kernel reads the members' sources where
+    // they are and writes the chunk into buffers of its own, copied into
+    // this rank's outputs here and into peers' by gather_chunk.
+    int device_kernel_chunk(KernelContext &k, const halide_buffer_t *const *srcs,
+                            halide_buffer_t *const *outs) {
+        void *uc = comm_;
+        std::vector<void *> argv = {&uc};
+        for (int i = 0; i < k.kernel->nsrc; i++) {
+            argv.push_back(const_cast<halide_buffer_t *>(srcs[i]));
+        }
+        release_chunk_outs(k);
+        std::vector<halide_buffer_t *> chunk_outs;
+        for (int i = 0; i < k.nout; i++) {
+            k.chunk_outs.push_back(std::make_unique<OwnedBuffer>());
+            OwnedBuffer &b = *k.chunk_outs.back();
+            dense_box(b, outs[i]->type, coconet_rt::box_of(outs[i]));
+            device_check(coconet_rt::device_malloc(*comm_, &b.buf, k.kernel->device_interface),
+                         "allocating a fused kernel's output on the device");
+            chunk_outs.push_back(&b.buf);
+        }
+        InputCopies copies;
+        push_kernel_tail(k, argv, copies, chunk_outs.data());
+        int status = call_kernel(k, argv, copies);
+        for (int i = 0; status == 0 && i < k.nout; i++) {
+            status = coconet_rt::device_copy_box(*comm_, chunk_outs[i], k.parents[i],
+                                                 coconet_rt::box_of(outs[i]));
+        }
+        return status;
+    }
+
+    void release_chunk_outs(KernelContext &k) const {
+        for (auto &b : k.chunk_outs) {
+            free_device(&b->buf);
+        }
+        k.chunk_outs.clear();
+    }
+
+    // coconet_fused_call::gather on the device: the last chunk of output i
+    // into a peer's output.
+    static int gather_chunk(void *p, int32_t i, halide_buffer_t *peer, const int32_t *min,
+                            const int32_t *extent) {
+        auto *k = static_cast<KernelContext *>(p);
+        Box box = coconet_rt::box_of(peer);
+        for (int d = 0; d < box.dims; d++) {
+            box.min[d] = min[d];
+            box.extent[d] = extent[d];
+        }
+        return coconet_rt::device_copy_box(*k->self->comm_, &k->chunk_outs[i]->buf, peer, box);
+    }
+
+    // Whether step s's pass stays on the device: its kernel computes every
+    // output there, and the ranks share the device and read each other's
+    // memory (the threads backend on the direct path). Every rank decides
+    // alike (the program, the backend and the path are the same on all).
+    bool device_pass(const coconet_aot_step &st, const coconet_aot_kernel &kernel) const {
+        int first = 0, count = 0;
+        coconet_group_range(size_, st.pass.nsplit, st.pass.group, &first, &count);
+        return kernel.device_interface && std::strcmp(coconet_comm_backend(comm_), "threads") == 0 &&
+               (st.src < 0 || kernel.nsrc == count);
     }
 
     void run_pass(int s) {
         const coconet_aot_step &st = p_.steps[s];
         KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout};
+        k.on_device = device_pass(st, *k.kernel);
+        const halide_device_interface_t *iface = k.kernel->device_interface;
         for (int i = 0; i < st.nextras; i++) {
             k.extras.push_back(value(st.extras[i]));
-            to_host(k.extras.back());
+            if (!k.on_device) {
+                to_host(k.extras.back());
+            }
         }
         std::vector<halide_buffer_t *> outs;
         for (int o = 0; o < st.pass.nout; o++) {
             outs.push_back(output_buffer(st.pass_outs[o]));
-            to_host(outs.back());
+            if (k.on_device) {
+                // Peers write into it from the device before this rank reads it.
+                device_check(coconet_rt::device_malloc(*comm_, outs.back(), iface),
+                             "allocating a fused pass's output on the device");
+            } else {
+                to_host(outs.back());
+            }
         }
         coconet_fused_call c = st.pass;
         c.outs = outs.data();
         c.kernel = run_kernel_chunk;
         c.kernel_context = &k;
+        if (k.on_device) {
+            k.parents = outs;
+            c.gather = gather_chunk;
+            // Chunks keep a CPU's cache warm; a device takes the slice at once.
+            c.chunk_elements = INT64_MAX;
+        }
         if (st.chunks > 0) {
-            run_overlapped(s, c);
+            run_overlapped(s, c, k.on_device ? iface : nullptr);
         } else {
             if (st.src >= 0) {
-                c.src = value(st.src);
-                to_host(const_cast<halide_buffer_t *>(c.src));
+                halide_buffer_t *src = value(st.src);
+                if (k.on_device) {
+                    device_check(coconet_rt::host_to_device(*comm_, src, iface),
+                                 "copying a fused pass's source to the device");
+                } else {
+                    to_host(src);
+                }
+                c.src = src;
             }
             const int rc = coconet_fused_reduce_scatter(comm_, &c);
+            release_chunk_outs(k);
             if (rc != COCONET_OK) {
                 fail(rc, coconet_comm_last_error(comm_));
             }
         }
         for (halide_buffer_t *b : outs) {
-            b->set_host_dirty(true);
+            set_newest(b, k.on_device);
         }
         // A slice read after the pass is the rank's part of the gathered value.
         for (int o = 0; o < st.pass.nout; o++) {
             if (st.pass.gathered[o] && st.slices[o] >= 0) {
-                int32_t min[4], extent[4];
-                box(st.slices[o], min, extent);
-                Box b;
-                b.dims = info(st.slices[o]).dims;
-                for (int d = 0; d < b.dims; d++) {
-                    b.min[d] = min[d];
-                    b.extent[d] = extent[d];
-                }
-                OwnedBuffer &view = own();
-                coconet_rt::BufferView v(outs[o], b);
-                view.buf = v.buf;
-                std::copy(v.dims, v.dims + 4, view.dim);
-                view.buf.dim = view.dim;
-                values_[st.slices[o]] = &view.buf;
+                values_[st.slices[o]] =
+                    k.on_device ? device_slice(outs[o], st.slices[o]) : host_slice(outs[o], st.slices[o]);
             }
         }
     }
 
+    Box box_of_value(int v) const {
+        int32_t min[4], extent[4];
+        box(v, min, extent);
+        Box b;
+        b.dims = info(v).dims;
+        for (int d = 0; d < b.dims; d++) {
+            b.min[d] = min[d];
+            b.extent[d] = extent[d];
+        }
+        return b;
+    }
+
+    halide_buffer_t *host_slice(halide_buffer_t *gathered, int v) {
+        OwnedBuffer &view = own();
+        coconet_rt::BufferView b(gathered, box_of_value(v));
+        view.buf = b.buf;
+        std::copy(b.dims, b.dims + 4, view.dim);
+        view.buf.dim = view.dim;
+        return &view.buf;
+    }
+
+    // A copy on the device (OpenCL cannot hand a kernel an input at an
+    // arbitrary offset of another buffer).
+    halide_buffer_t *device_slice(halide_buffer_t *gathered, int v) {
+        halide_buffer_t *b = &allocate(v).buf;
+        device_check(coconet_rt::device_malloc(*comm_, b, gathered->device_interface),
+                     "allocating a slice on the device");
+        device_check(coconet_rt::device_copy_box(*comm_, gathered, b, coconet_rt::box_of(b)),
+                     "copying a slice on the device");
+        set_newest(b, true);
+        return b;
+    }
+
     // Runs step s's pipeline into [min, min + extent) of `source` along
-    // `dim`; a rank whose box of the source is empty computes nothing.
-    void produce_chunk(int s, halide_buffer_t *source, int dim, int min, int extent) {
+    // `dim`; a rank whose box of the source is empty computes nothing. With
+    // `device`, the source stays on the device: the chunk is computed into a
+    // device buffer of its own (no kernel output at an unaligned OpenCL
+    // offset) and copied into the source there.
+    void produce_chunk(int s, halide_buffer_t *source, int dim, int min, int extent,
+                       const halide_device_interface_t *device) {
         Box b = coconet_rt::box_of(source);
         if (b.count() == 0) {
             return;
         }
         b.min[dim] = min;
         b.extent[dim] = extent;
-        coconet_rt::BufferView chunk(source, b);
-        run_pipeline(s, p_.steps[s], &chunk.buf);
+        if (!device) {
+            coconet_rt::BufferView chunk(source, b);
+            run_pipeline(s, p_.steps[s], &chunk.buf);
+            // A chunk of an overlapped source is moved on the host.
+            to_host(&chunk.buf);
+            free_device(&chunk.buf);
+            return;
+        }
+        OwnedBuffer chunk;
+        dense_box(chunk, source->type, b);
+        int rc = coconet_rt::device_malloc(*comm_, &chunk.buf, device);
+        if (rc == 0) {
+            run_pipeline(s, p_.steps[s], &chunk.buf);
+            // A producer computing its output on the host leaves it there.
+            rc = coconet_rt::host_to_device(*comm_, &chunk.buf, device);
+        }
+        if (rc == 0) {
+            rc = coconet_rt::device_copy_box(*comm_, &chunk.buf, source, b);
+        }
+        free_device(&chunk.buf);
+        device_check(rc, "computing a chunk of an overlapped source on the device");
     }
 
     // The producer computes chunk j of the source (on its own thread for all
     // but the first) while the pass reduces chunk j - 1.
-    void run_overlapped(int s, coconet_fused_call &c) {
+    void run_overlapped(int s, coconet_fused_call &c, const halide_device_interface_t *device) {
         const coconet_aot_step &st = p_.steps[s];
         halide_buffer_t *source = output_buffer(st.src);
+        if (device) {
+            device_check(coconet_rt::device_malloc(*comm_, source, device),
+                         "allocating an overlapped source on the device");
+            set_newest(source, true);
+        }
         c.src = source;
         const int dim = st.pass.dims - 1;
-        auto produce = [&](int min, int extent) { produce_chunk(s, source, dim, min, extent); };
+        auto produce = [&](int min, int extent) {
+            produce_chunk(s, source, dim, min, extent, device);
+        };
         auto reduce = [&](int min, int extent) {
             c.ranged = 1;
             c.range_dim = dim;
@@ -711,7 +916,9 @@ private:
             box.extent[dim] = extent;
             return std::make_unique<coconet_rt::BufferView>(b, box);
         };
-        auto produce = [&](int min, int extent) { produce_chunk(s, source, dim, min, extent); };
+        auto produce = [&](int min, int extent) {
+            produce_chunk(s, source, dim, min, extent, nullptr);
+        };
         auto move = [&](int min, int extent) {
             auto in = crop(source, min, extent), out = crop(dst, min, extent);
             return coconet_collective_call(comm_, st.collective_name, &desc, &in->buf, &out->buf) ==
@@ -723,20 +930,37 @@ private:
         dst->set_host_dirty(true);
     }
 
+    // Outputs return where the caller keeps them: a caller's buffer with a
+    // device allocation gets the value on the device (left device-dirty,
+    // no host copy), any other on the host.
     void finish_outputs(halide_buffer_t *const *args) {
         for (int i = 0; i < p_.noutputs; i++) {
             halide_buffer_t *from = value(p_.output_values[i]);
             halide_buffer_t *to = args_[p_.ninputs + i];
-            to_host(from);
-            if (from != to) {
-                to_host(to);
-                coconet_rt::copy_box(from, to, coconet_rt::box_of(to));
-                to->set_host_dirty(true);
+            halide_buffer_t *caller = args[p_.ninputs + i];
+            const bool on_device = caller_device_[i] && coconet_rt::device_newest(from);
+            if (on_device && from != to) {
+                device_check(coconet_rt::device_copy_box(*comm_, from, to, coconet_rt::box_of(to)),
+                             "copying an output on the device");
+                set_newest(to, true);
+            } else if (!on_device) {
+                to_host(from);
+                if (from != to) {
+                    // Every element is written: the device copy, if any, is stale.
+                    coconet_rt::copy_box(from, to, coconet_rt::box_of(to));
+                }
+                set_newest(to, false);
+                if (caller_device_[i]) {
+                    // The value ended on the host (a collective wrote it last).
+                    device_check(coconet_rt::host_to_device(*comm_, to, to->device_interface),
+                                 "copying an output to the caller's device buffer");
+                    set_newest(to, true);
+                }
             }
-            // The caller's buffer has new host data when `to` is a view of it
-            // (otherwise Halide's flags on it are already right).
-            if (args[p_.ninputs + i] != to) {
-                args[p_.ninputs + i]->set_host_dirty(true);
+            // `to` may be a view of the caller's buffer (the same memory).
+            if (caller != to) {
+                caller->set_host_dirty(to->host_dirty());
+                caller->set_device_dirty(to->device_dirty());
             }
         }
     }
@@ -746,7 +970,9 @@ private:
     int rank_, size_;
     std::vector<halide_buffer_t *> values_;
     std::vector<halide_buffer_t *> args_;
+    std::vector<bool> caller_device_; // per output: the caller's buffer has a device allocation
     std::vector<std::unique_ptr<OwnedBuffer>> owned_;
+    int (*outer_context_)(coconet_comm *, coconet_device_fn, void *);
 };
 
 } // namespace

@@ -69,6 +69,10 @@ void coconet_comm::count_bytes(int kind, uint64_t n) {
     }
 }
 
+int coconet_comm::device_call(coconet_device_fn fn, void *arg) {
+    return with_device_context ? with_device_context(this, fn, arg) : fn(this, arg);
+}
+
 namespace coconet_rt {
 
 bool is_live_comm(const void *p) {

@@ -13,7 +13,7 @@
 struct coconet_comm;
 
 namespace coconet_rt {
-constexpr int kNumKinds = COCONET_FUSED + 1;
+constexpr int kNumKinds = COCONET_HOST_DEVICE + 1;
 // Whether p is a communicator that exists now (every one is registered from
 // construction to destruction): Halide's error handler receives the
 // user_context of any pipeline, ours or not.
@@ -58,6 +58,11 @@ struct coconet_comm {
     void set_error(int code, const std::string &message);
     // Adds to this rank's byte counter (thread-safe: threads peers call it).
     void count_bytes(int kind, uint64_t bytes);
+    // Runs fn(user_context, arg) with the user context the running program's
+    // Halide runtime takes for device calls (the executor sets
+    // with_device_context for a program's run; unset: this communicator).
+    int device_call(coconet_device_fn fn, void *arg);
+    int (*with_device_context)(coconet_comm *, coconet_device_fn, void *) = nullptr;
 
     const int rank, size;
     // Ranks of the world in this process (sharing its Halide thread pool):

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "Comm.h"
+#include "Device.h"
 #include "Errors.h"
 #include "Fault.h"
 
@@ -17,10 +18,10 @@ namespace {
 // box is non-empty"), where its copy analysis loses the device branch.
 int bring_to_host(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *b,
                   const char *which) {
-    if (!b->device_dirty()) {
+    if (!coconet_rt::device_newest(b)) {
         return COCONET_OK;
     }
-    if (!b->device_interface || b->device_interface->copy_to_host(comm, b) != 0) {
+    if (!b->device_interface || coconet_rt::device_to_host(*comm, b) != 0) {
         return comm->fail(COCONET_ERR_BACKEND, coconet_rt::op_label(comm->rank, o.what()) +
                                                    ": could not copy its " + which +
                                                    " from the device to the host");

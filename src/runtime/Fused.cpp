@@ -213,6 +213,12 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
         return comm->fail(COCONET_ERR_INVALID,
                           coconet_rt::op_label(comm->rank, plan.what()) + ": " + problem);
     }
+    if (call->gather && std::strcmp(comm->backend(), "threads") != 0) {
+        return comm->fail(COCONET_ERR_INVALID,
+                          coconet_rt::op_label(comm->rank, plan.what()) +
+                              ": a pass that gathers on a device (gather set) runs only among "
+                              "ranks sharing it (threads backend), not on " + comm->backend());
+    }
     if (!plan.group.has(comm->rank)) {
         return COCONET_OK;
     }

@@ -163,6 +163,33 @@ struct ThreadsComm : coconet_comm {
         return {&partial->buf, srcs[me]};
     }
 
+    // Chunk `chunk` of output i, which this rank's kernel just computed, into
+    // a peer's output i: through the caller's gather (a device the ranks
+    // share) or as a host copy.
+    int gather(const coconet_rt::FusedPlan &plan, int i, halide_buffer_t *peer,
+               const coconet_rt::Box &chunk) {
+        const coconet_fused_call &c = plan.call;
+        if (!c.gather) {
+            coconet_rt::copy_box(c.outs[i], peer, chunk);
+            return COCONET_OK;
+        }
+        int32_t min[coconet_rt::kMaxDims], extent[coconet_rt::kMaxDims];
+        for (int d = 0; d < chunk.dims; d++) {
+            min[d] = (int32_t)chunk.min[d];
+            extent[d] = (int32_t)chunk.extent[d];
+        }
+        const std::string earlier = last_error;
+        const int status = c.gather(c.kernel_context, i, peer, min, extent);
+        if (status == 0) {
+            return COCONET_OK;
+        }
+        return fail(COCONET_ERR_BACKEND,
+                    coconet_rt::op_label(rank, plan.what()) +
+                        ": copying a gathered chunk to a peer failed" +
+                        (last_error != earlier ? ": " + last_error
+                                               : " (error " + std::to_string(status) + ")"));
+    }
+
     // Every member reads the chunks of its slice from all members' sources,
     // runs the kernel on them and writes its slice of gathered outputs into
     // the members' outputs while the chunk is in cache.
@@ -204,8 +231,8 @@ struct ThreadsComm : coconet_comm {
                         continue;
                     }
                     for (int q : members) {
-                        if (q != rank) {
-                            coconet_rt::copy_box(c.outs[i], posted[q].fused->call.outs[i], chunk);
+                        if (q != rank && rc == COCONET_OK) {
+                            rc = gather(plan, i, posted[q].fused->call.outs[i], chunk);
                             count_bytes(COCONET_FUSED,
                                         (uint64_t)chunk.count() * c.outs[i]->type.bytes());
                         }

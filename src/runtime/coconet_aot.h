@@ -46,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 4
+#define COCONET_AOT_VERSION 5
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -57,13 +57,18 @@ typedef struct {
     void *context;
 } coconet_function;
 
-// The fused kernel of a pass compiled for `nsrc` sources. A device kernel
-// (CUDA target) computes on the GPU: the executor hands it buffers of its
-// own and copies its outputs back to the host memory the pass moves.
+// The fused kernel of a pass compiled for `nsrc` sources. `device`: compiled
+// for a GPU target. `device_interface`: set when every output is computed on
+// that device; on ranks sharing the device (threads backend, direct path) the
+// pass then stays there: the kernel reads peers' device buffers, writes
+// device crops of the outputs, and gathered chunks reach peers by device
+// copies. Otherwise the executor hands a device kernel host views of its own
+// and copies its outputs back to the host memory the pass moves.
 typedef struct {
     int32_t nsrc;
     coconet_function function;
     int32_t device;
+    const struct halide_device_interface_t *device_interface;
 } coconet_aot_kernel;
 
 typedef enum {
@@ -122,12 +127,14 @@ typedef struct {
     const int32_t *output_values; // value holding output i after the last step
     int32_t nsteps;
     const coconet_aot_step *steps;
-    // The program's Halide runtime (NULL where it has none to offer): for
-    // buffers its pipelines left on a device, and its error handler, which
-    // the executor chains so that a pipeline's error becomes the rank's error
-    // (Halide's default handler aborts the process).
-    int (*copy_to_host)(void *user_context, struct halide_buffer_t *buf);
-    int (*device_free)(void *user_context, struct halide_buffer_t *buf);
+    // Device calls (copies, crops, frees through a buffer's
+    // device_interface) take the user context of the program's Halide
+    // runtime: with_device_context(comm, fn, arg) runs fn(that context, arg).
+    // NULL: the communicator is that context (AOT libraries).
+    int (*with_device_context)(coconet_comm *comm, coconet_device_fn fn, void *arg);
+    // The error handler of the program's Halide runtime (NULL: none to offer),
+    // which the executor chains so that a pipeline's error becomes the rank's
+    // error (Halide's default handler aborts the process).
     halide_error_handler_t (*set_error_handler)(halide_error_handler_t handler);
 } coconet_aot_program;
 

@@ -37,7 +37,15 @@ typedef enum {
     COCONET_ALL_TO_ALL = 5,
     COCONET_SEND_RECV = 6,
     COCONET_FUSED = 7, // only for counters: fused reduce-scatters (coconet_fused_reduce_scatter)
+    // Only for counters: bytes copied between host and device memory at the
+    // executor's step boundaries (a step's inputs copied to the device, values
+    // brought back for the host code of passes, collectives and returns).
+    COCONET_HOST_DEVICE = 8,
 } coconet_collective_kind;
+
+// A call on a device buffer (halide_device_interface_t) made with the user
+// context the buffer's Halide runtime takes: see coconet_aot_program.
+typedef int (*coconet_device_fn)(void *user_context, void *arg);
 
 typedef enum {
     COCONET_SUM = 0,
@@ -114,6 +122,7 @@ void coconet_comm_abort(coconet_comm *comm, const char *reason);
 // Kind COCONET_FUSED counts fused calls and every byte of memory their passes
 // read or wrote on this rank (sources, the kernel's other inputs, outputs and
 // copies into or from peers), the quantity the performance model bounds.
+// Kind COCONET_HOST_DEVICE counts bytes copied between host and device (no ops).
 uint64_t coconet_comm_bytes_sent(const coconet_comm *comm, int kind);
 uint64_t coconet_comm_op_count(const coconet_comm *comm, int kind);
 void coconet_comm_reset_counters(coconet_comm *comm);
@@ -239,7 +248,7 @@ typedef enum {
 
 // The version of coconet_fused_call; a call records the version it was
 // built against (and its size), and the runtime refuses another.
-#define COCONET_FUSED_CALL_VERSION 2
+#define COCONET_FUSED_CALL_VERSION 3
 
 typedef struct {
     uint32_t version; // COCONET_FUSED_CALL_VERSION (coconet_fused_call_init sets it)
@@ -265,6 +274,13 @@ typedef struct {
     // dimension range_dim (not the sliced one), which every member passes
     // alike. 0 (as a zero-initialized struct has it): the whole value.
     int32_t ranged, range_dim, range_min, range_extent;
+    // NULL: gathered chunks reach peers' outputs as host memory copies. Set
+    // by a caller whose kernel leaves its chunks elsewhere (on a device the
+    // ranks share): after the kernel ran on a chunk, the runtime calls
+    // gather(kernel_context, i, peer's output i, chunk min, chunk extent)
+    // for each gathered output i and each peer, instead of copying.
+    int (*gather)(void *kernel_context, int32_t output, halide_buffer_t *peer_out,
+                  const int32_t *min, const int32_t *extent);
 } coconet_fused_call;
 
 // A call with every field zero but the version and size.
