@@ -147,8 +147,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             }
             if (gpu) {
                 const GpuPlacement where = schedule_segment_for_gpu(h, a, spmd);
-                mark_device_values(plan, where.gpu);
-                mark_device_values(plan, where.reads);
+                mark_device_values(plan, where);
                 placement << "  " << step.pipeline << ": " << placement_text(where) << "\n";
             }
             add_module(h.pipeline,

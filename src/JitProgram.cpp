@@ -174,8 +174,7 @@ JitProgram::JitProgram(const Program &program, const Halide::Target &target)
         if (target_.has_gpu_feature()) {
             const GpuPlacement where =
                 schedule_segment_for_gpu(h, lowered_.analysis, lowered_.spmd);
-            mark_device_values(plan_, where.gpu);
-            mark_device_values(plan_, where.reads);
+            mark_device_values(plan_, where);
         }
         std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
         pipelines_.back() = std::make_unique<Function>(

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "CollectiveStage.h"
+#include "GpuSchedule.h"
 #include "ScheduledReads.h"
 
 namespace coconet {
@@ -143,9 +144,12 @@ coconet_value_info value_info(const ProgramValue &v) {
     return info;
 }
 
-void mark_device_values(ProgramPlan &plan, const std::vector<std::string> &names) {
+void mark_device_values(ProgramPlan &plan, const GpuPlacement &where) {
+    auto listed = [](const std::vector<std::string> &names, const std::string &name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
     for (ProgramValue &v : plan.values) {
-        v.device = v.device || std::find(names.begin(), names.end(), v.name) != names.end();
+        v.device = v.device || listed(where.gpu, v.name) || listed(where.reads, v.name);
     }
 }
 

@@ -16,6 +16,8 @@
 
 namespace coconet {
 
+struct GpuPlacement;
+
 struct ProgramValue {
     std::string name;
     Halide::Type type;
@@ -69,9 +71,9 @@ ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &funct
 // The table entry of a value.
 coconet_value_info value_info(const ProgramValue &v);
 
-// Marks the plan's values a GPU kernel computes or reads (the names a GPU
-// placement lists), for the executor's check of empty slices.
-void mark_device_values(ProgramPlan &plan, const std::vector<std::string> &names);
+// Marks the plan's values a GPU kernel computes or reads (those a segment's
+// GPU placement lists), for the executor's check of empty slices.
+void mark_device_values(ProgramPlan &plan, const GpuPlacement &where);
 
 // The call a fused step makes, but for the pointers the table or the
 // executor fills in (name, gathered, src, outs, kernel).

@@ -179,9 +179,7 @@ Drawn draw(std::mt19937 &rng) {
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
     int ranks = pick(1, 8);
     // One case in eight on the OpenCL device, on ranks that all hold a slice.
-    // Known bug, left out until fixed (docs/gpu.md): a computed in its
-    // gather's pass with the user's vector width segfaults there.
-    const bool device = pick(0, 7) == 0 && !(gather_a && width > 1);
+    const bool device = pick(0, 7) == 0;
     while (device && !(every_rank_has_a_block(n0, ranks) && every_rank_has_a_block(n1, ranks))) {
         ranks--;
     }

@@ -736,10 +736,8 @@ private:
     // memory (the threads backend on the direct path). Every rank decides
     // alike (the program, the backend and the path are the same on all).
     bool device_pass(const coconet_aot_step &st, const coconet_aot_kernel &kernel) const {
-        int first = 0, count = 0;
-        coconet_group_range(size_, st.pass.nsplit, st.pass.group, &first, &count);
         return kernel.device_interface && std::strcmp(coconet_comm_backend(comm_), "threads") == 0 &&
-               (st.src < 0 || kernel.nsrc == count);
+               coconet_fused_resolve_path(comm_, st.pass.path) == COCONET_PATH_DIRECT;
     }
 
     void run_pass(int s) {

@@ -3,6 +3,7 @@
 // computed here (bit-exact: reductions go in group-rank order), for several
 // rank counts, shapes, groups and output boxes; bounds-query answers; argument
 // checks; timeouts, abort, mismatched calls and byte counters.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -652,6 +654,50 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
             CHECK_THAT(msg[r], Contains("rank " + std::to_string(1 - r) +
                                         " made another call at the same time"));
             CHECK(again[r] == COCONET_OK);
+        }
+    }
+
+    SECTION("a gather hook moves gathered chunks instead of the host copies") {
+        // What a caller keeping outputs on a device gets: one call per
+        // gathered output, peer and chunk, covering every peer's slice once.
+        static std::mutex mutex;
+        static std::vector<int> outputs;
+        static int64_t elements;
+        outputs.clear();
+        elements = 0;
+        const int R = 3, n = 20;
+        std::vector<std::vector<float>> gathered(R);
+        std::vector<int> rc(R);
+        on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+            SmallCall one(comm, R, r, "fg", COCONET_PATH_AUTO, n);
+            for (int64_t x = 0; x < n; x++) {
+                one.out1.at<float>(&x) = -1.0f;
+            }
+            one.call.chunk_elements = 3;
+            one.call.gather = [](void *, int32_t i, halide_buffer_t *, const int32_t *,
+                                 const int32_t *extent) {
+                std::lock_guard<std::mutex> lock(mutex);
+                outputs.push_back(i);
+                elements += extent[0];
+                return 0;
+            };
+            rc[r] = coconet_fused_reduce_scatter(comm, &one.call);
+            for (int64_t x = 0; x < n; x++) {
+                gathered[r].push_back(one.out1.at<float>(&x));
+            }
+        });
+        CHECK(rc == std::vector<int>(R, COCONET_OK));
+        CHECK(elements == (int64_t)(R - 1) * n);
+        CHECK(std::count(outputs.begin(), outputs.end(), 1) == (int)outputs.size());
+        for (int r = 0; r < R; r++) {
+            INFO("rank " << r);
+            // The runtime copied nothing into this rank's gathered output:
+            // only its own slice (the kernel's) is written.
+            const Span mine = slice(n, R, r);
+            for (int64_t x = 0; x < n; x++) {
+                const bool own = x >= mine.begin && x < mine.end;
+                CHECK((gathered[r][x] == -1.0f) == !own);
+            }
         }
     }
 
