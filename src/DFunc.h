@@ -88,8 +88,10 @@ struct DFuncContents {
     // On a collective that owns a fused pass: how its pass runs.
     FuseOptions fuse_options;
     // Schedule (overlap): this collective and its producer run in this many
-    // chunks of the outermost dimension (0: not overlapped).
+    // chunks (0: not overlapped) along dimension overlap_dim (-1: the
+    // default, see overlap_dim in ScheduledReads.h).
     int overlap_chunks = 0;
+    int overlap_dim = -1;
     // Schedule (accumulate_in_registers): computed in tiles of these pure
     // variables, each tile's updates accumulated in registers.
     struct RegisterTile {
@@ -145,12 +147,18 @@ public:
     // Overlap: this collective (an all_reduce, a reduce_scatter, an
     // all_to_all, or an all_reduce split with split_collective: its
     // reduce_scatter) and `producer`, the computation it reads, run in
-    // `chunks` chunks of the outermost dimension: the producer computes a
-    // chunk, the collective sends it, the producer goes on with the next one
-    // (the executor computes the next chunk on a second thread while the
-    // last one moves). A reduce_scatter that owns a fused pass is overlapped
-    // as that pass, the same way.
-    DFunc &overlap(const DFunc &producer, int chunks);
+    // `chunks` chunks of dimension `dim`: the producer computes a chunk, the
+    // collective sends it, the producer goes on with the next one (the
+    // executor computes the next chunk on a second thread while the last one
+    // moves). A reduce_scatter that owns a fused pass is overlapped as that
+    // pass, the same way. Along the dimension the result is sliced along
+    // (a reduce_scatter's, an all_to_all's split dimension), chunk j is piece
+    // j of every rank's slice: each rank's slice is cut into `chunks` pieces
+    // and every rank sends and receives piece j of every slice in step j
+    // (sequence parallelism's reduce_scatter along tokens). dim = -1: the
+    // outermost dimension, or for an all_to_all whose input is sliced along
+    // it, the next one out.
+    DFunc &overlap(const DFunc &producer, int chunks, int dim = -1);
 
     // Compute this Func (a reduction such as a MatMul: pure definition,
     // then updates at its own pure variables) in tiles of x_factor x

@@ -48,23 +48,17 @@ Func read_in(const DFuncContents *t, int s, ParamMap &params,
     return Func(it->second);
 }
 
-// Checks that collective f (overlapped in `chunks`) and its producer p
-// can run chunk by chunk: "overlap(f, p, k): " prefixes the messages.
-std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks,
+// Checks that collective f (overlapped in `chunks` along `dim`) and its
+// producer p can run chunk by chunk: "overlap(f, p, k): " prefixes the
+// messages. Chunks along f's own sliced dimension are pieces of every slice.
+std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks, int dim,
                           const Facts &x) {
-    const FuncInfo &info = x.analysis.of(&f);
-    const int c = (int)info.extents.size() - 1;
     const std::string where =
         "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
-    coconet_user_assert(info.layout.kind != LayoutKind::Sliced || info.layout.dim != c)
-        << where << f.name << " is " << info.layout.to_string()
-        << "; the chunks run along the outermost dimension " << c
-        << ", which must not be the sliced one.";
     const Layout &from = x.analysis.of(p).layout;
-    coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != c)
-        << where << p->name << " is " << from.to_string()
-        << "; the chunks run along the outermost dimension " << c
-        << ", which must not be the one its ranks are sliced along.";
+    coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != dim)
+        << where << p->name << " is " << from.to_string() << "; the chunks run along dimension "
+        << dim << ", which must not be the one its ranks are sliced along.";
     coconet_user_assert(x.halide(p) && p->kind == FuncKind::Compute)
         << where << p->name << " is not computed by a Halide pipeline.";
     for (const DFuncContents *other : x.liveness.live_in_order) {
@@ -101,7 +95,7 @@ SpmdSegment chunked_collective(const DFuncContents &f, const Func &source, const
     const FuncInfo &info = x.analysis.of(&f);
     const DFuncContents *p = x.liveness.reads.at(&f)[0];
     const int chunks = overlap_chunks(f, x.analysis);
-    const std::string where = check_overlap(f, p, chunks, x);
+    const std::string where = check_overlap(f, p, chunks, overlap_dim(f, x.analysis), x);
     coconet_user_assert(info.layout.group.is_world())
         << where << f.name << " lives on " << info.layout.group.to_string()
         << "; only collectives of the whole world are overlapped so far.";
@@ -168,6 +162,7 @@ std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
                 step.role = StepRole::Computed;
                 step.segment = collective_index.at(f);
                 step.chunks = overlap_chunks(*f, x.analysis);
+                step.chunk_dim = overlap_dim(*f, x.analysis);
                 step.overlapped_with = x.liveness.reads.at(f)[0];
             } else if (it == halide_index.end() || !x.liveness.live.count(f)) {
                 step.role = StepRole::Dead;
@@ -191,6 +186,7 @@ std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
             if (f == pass.scatter.get()) {
                 step.role = StepRole::PassCollective;
                 step.chunks = pass.reduces() ? overlap_chunks(*f, x.analysis) : 0;
+                step.chunk_dim = overlap_dim(*f, x.analysis);
                 step.overlapped_with = step.chunks > 0 ? x.liveness.pass_reads[g].source : nullptr;
             } else {
                 step.role = pass.gathers(*f) ? StepRole::FusedGather : StepRole::FusedMember;
@@ -283,7 +279,8 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
             const DFuncContents *p = liveness.pass_reads[g].source;
             if (p && liveness.chunked_pass(p) == (int)g) {
                 const int chunks = overlap_chunks(*passes[g].scatter, analysis);
-                check_overlap(*passes[g].scatter, p, chunks, x);
+                check_overlap(*passes[g].scatter, p, chunks,
+                              overlap_dim(*passes[g].scatter, analysis), x);
                 pass.chunks = chunks;
                 pass.halide = halide_segment({funcs.at(p)}, {p}, source_params[p]);
             }

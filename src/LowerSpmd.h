@@ -38,7 +38,7 @@ struct SpmdSegment {
     const DFuncContents *collective = nullptr;
     HalideSegment halide; // otherwise; for an overlapped pass or collective,
                           // the pipeline computing its source, run chunk by chunk
-    int chunks = 0;       // overlapped: chunks of the outermost dimension
+    int chunks = 0;       // overlapped: chunks (along the collective's overlap_dim)
 };
 
 // What the lowering did with a Func, for the plan (PrintPlan words it).
@@ -71,6 +71,7 @@ struct PlanStep {
     // the producer computed chunk by chunk, and the number of chunks.
     const DFuncContents *overlapped_with = nullptr;
     int chunks = 0;
+    int chunk_dim = -1; // the dimension they run along
 };
 
 struct SpmdPipeline {

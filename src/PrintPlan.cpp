@@ -26,10 +26,15 @@ std::string boxes(const FuncInfo &info, int world_size) {
 
 namespace {
 
-// "4 tiles of 2 along dimension 1" for Func f overlapped in `chunks`.
-std::string chunking(const FuncInfo &info, int chunks) {
+// "4 tiles of 2 along dimension 1" for Func f overlapped in `chunks` along
+// `dim`; along its sliced dimension, "each rank's slice in 4 pieces along
+// dimension 1 (piece j of every slice moves in step j)".
+std::string chunking(const FuncInfo &info, int chunks, int dim) {
     const std::vector<int> &n = info.extents;
-    const int dim = (int)n.size() - 1;
+    if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == dim) {
+        return "each rank's slice in " + std::to_string(chunks) + " pieces along dimension " +
+               std::to_string(dim) + " (piece j of every slice moves in step j)";
+    }
     const int size = std::max(1, (n[dim] + chunks - 1) / chunks);
     return std::to_string((n[dim] + size - 1) / size) + " tiles of " + std::to_string(size) +
            " along dimension " + std::to_string(dim);
@@ -76,7 +81,7 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
         }
         if (step.overlapped_with) {
             parts.push_back("overlapped with " + step.overlapped_with->name + ": " +
-                            chunking(a.of(&f), step.chunks) +
+                            chunking(a.of(&f), step.chunks, step.chunk_dim) +
                             ", the next tile computed while this one moves" +
                             (f.collective->kind == CollectiveKind::AllToAll
                                  ? " (each tile sent to its ranks as soon as it is computed)"
@@ -96,7 +101,7 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
         s += " in the same pass";
         if (step.overlapped_with) {
             s += "; overlapped with " + step.overlapped_with->name + ": " +
-                 chunking(a.of(&f), step.chunks) +
+                 chunking(a.of(&f), step.chunks, step.chunk_dim) +
                  ", the next tile computed while this one is reduced";
         }
         return s;
@@ -367,7 +372,7 @@ std::string dump_spmd(const SpmdPipeline &spmd) {
         }
         if (step.overlapped_with) {
             s << ", overlapped with " << step.overlapped_with->name << " in " << step.chunks
-              << " chunks";
+              << " chunks of dimension " << step.chunk_dim;
         }
         s << "\n";
     }

@@ -59,6 +59,7 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
     step.group = info.layout.group.index;
     step.n = info.extents;
     step.chunks = seg.chunks;
+    step.chunk_dim = seg.chunks > 0 ? overlap_dim(*g.scatter, a) : -1;
     step.chunk_elements = g.scatter->fuse_options.chunk_elements;
     step.path = (int)g.scatter->fuse_options.path;
     if (seg.halide.pipeline.defined()) {
@@ -77,8 +78,8 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
     return step;
 }
 
-// An overlapped collective: chunks along the outermost dimension (as
-// LowerSpmd checked, neither a sliced nor a concatenated one).
+// An overlapped collective: chunks along its overlap dimension (as LowerSpmd
+// checked, not one its input is sliced along).
 ProgramStep collective_step(const DFuncContents &f, const SpmdSegment &seg, const Analysis &a,
                             const std::string &name, ValueTable &values) {
     ProgramStep step;
@@ -88,7 +89,7 @@ ProgramStep collective_step(const DFuncContents &f, const SpmdSegment &seg, cons
     add_pipeline(seg.halide, name + "_producer", values, step);
     step.src = step.outs.at(0);
     step.dst = values.id(&f);
-    step.collective = collective_desc(f, a, (int)a.of(&f).extents.size() - 1);
+    step.collective = collective_desc(f, a, overlap_dim(f, a));
     return step;
 }
 
@@ -166,6 +167,7 @@ coconet_fused_call pass_call(const ProgramStep &s) {
     c.nout = (int32_t)s.pass_outs.size();
     c.chunk_elements = s.chunk_elements;
     c.path = s.path;
+    c.range_dim = s.chunk_dim;
     return c;
 }
 

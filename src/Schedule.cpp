@@ -195,11 +195,12 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
     return *this;
 }
 
-DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
+DFunc &DFunc::overlap(const DFunc &producer, int chunks, int dim) {
     coconet_user_assert(contents && producer.defined()) << "overlap on a null DFunc.";
     const DFuncContents &c = *contents;
-    const std::string where =
-        "overlap(" + c.name + ", " + producer.name() + ", " + std::to_string(chunks) + "): ";
+    const std::string where = "overlap(" + c.name + ", " + producer.name() + ", " +
+                              std::to_string(chunks) +
+                              (dim >= 0 ? ", " + std::to_string(dim) : std::string()) + "): ";
     const bool chunkable =
         c.kind == FuncKind::Collective && (c.collective->kind == CollectiveKind::AllReduce ||
                                            c.collective->kind == CollectiveKind::ReduceScatter ||
@@ -218,7 +219,18 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks) {
     coconet_user_assert(chunks >= 1) << where << "chunks must be at least 1.";
     coconet_user_assert(dimensions() >= 1) << where << c.name << " is a scalar.";
     coconet_user_assert(c.overlap_chunks == 0) << where << c.name << " is already overlapped.";
+    coconet_user_assert(dim >= -1 && dim < dimensions())
+        << where << "dimension " << dim << " is not a dimension of " << c.name << " ("
+        << dimensions() << " dimensions; -1: the default).";
+    coconet_user_assert(c.collective->kind != CollectiveKind::AllToAll ||
+                        dim != c.collective->concat_dim)
+        << where << "the input " << producer.name() << " of all_to_all " << c.name
+        << " is sliced along dimension " << dim
+        << ", so its ranks hold different ranges of it; chunk along another dimension (the "
+           "result's sliced dimension "
+        << c.collective->dim << " works).";
     contents->overlap_chunks = chunks;
+    contents->overlap_dim = dim;
     return *this;
 }
 

@@ -43,17 +43,40 @@ const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFunc
     return slice ? callee.sliced_part.get() : callee.gathered.get();
 }
 
-int overlap_chunks(const DFuncContents &f, const Analysis &analysis) {
+namespace {
+
+// The collective whose overlap directive applies to f: f, or the all_reduce
+// f is the reduce_scatter of; null when none.
+const DFuncContents *overlap_owner(const DFuncContents &f, const Analysis &analysis) {
     if (f.overlap_chunks > 0) {
-        return f.overlap_chunks;
+        return &f;
     }
     for (const DFunc &df : analysis.order) {
         const auto &c = df.get_contents();
         if (c->sliced_part.get() == &f && c->kind == FuncKind::Collective) {
-            return c->overlap_chunks;
+            return c->overlap_chunks > 0 ? c.get() : nullptr;
         }
     }
-    return 0;
+    return nullptr;
+}
+
+} // namespace
+
+int overlap_chunks(const DFuncContents &f, const Analysis &analysis) {
+    const DFuncContents *o = overlap_owner(f, analysis);
+    return o ? o->overlap_chunks : 0;
+}
+
+int overlap_dim(const DFuncContents &f, const Analysis &analysis) {
+    const DFuncContents *o = overlap_owner(f, analysis);
+    if (o && o->overlap_dim >= 0) {
+        return o->overlap_dim;
+    }
+    const int outer = (int)analysis.of(&f).extents.size() - 1;
+    const bool concat = f.kind == FuncKind::Collective &&
+                        f.collective->kind == CollectiveKind::AllToAll &&
+                        f.collective->concat_dim == outer;
+    return concat ? outer - 1 : outer;
 }
 
 } // namespace coconet

@@ -20,6 +20,10 @@ const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFunc
 // the split all_reduce it is the reduce_scatter of; 0 when not overlapped.
 int overlap_chunks(const DFuncContents &f, const Analysis &analysis);
 
+// The dimension those chunks run along: the one the overlap names, else the
+// outermost one other than an all_to_all's concatenated dimension.
+int overlap_dim(const DFuncContents &f, const Analysis &analysis);
+
 } // namespace coconet
 
 #endif

@@ -322,25 +322,22 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
     CHECK_THAT(message_of<UserError>([&] { total.overlap(p, 0); }),
                Contains("chunks must be at least 1"));
     {
-        // The chunks run along the outermost dimension, which must not be sliced.
+        // The dimension is checked when the directive is given.
         DFunc scattered = reduce_scatter(p, 1, ReduceOp::Sum, "scattered");
-        scattered.overlap(p, 2);
-        CHECK_THAT(lowering_error(scattered, Sliced(1)),
-                   Contains("overlap(scattered, p, 2): scattered is Sliced(1); the chunks run "
-                            "along the outermost dimension 1, which must not be the sliced one."));
-    }
-    {
+        CHECK_THAT(message_of<UserError>([&] { scattered.overlap(p, 2, 2); }),
+                   Contains("overlap(scattered, p, 2, 2): dimension 2 is not a dimension of "
+                            "scattered (2 dimensions; -1: the default)."));
         // An all_to_all whose input is sliced along the chunks' dimension:
         // each chunk would be computed by the few ranks owning it.
         DFunc s1 = input("s1", Halide::Float(32), {6, 5}, Sliced(1));
         DFunc ps("ps");
         ps(i, j) = s1(i, j) * 2.0f;
         DFunc moved = all_to_all(ps, 0, 1, "moved");
-        moved.overlap(ps, 2);
-        CHECK_THAT(lowering_error(moved, Sliced(0)),
-                   Contains("overlap(moved, ps, 2): ps is Sliced(1); the chunks run along the "
-                            "outermost dimension 1, which must not be the one its ranks are "
-                            "sliced along."));
+        CHECK_THAT(message_of<UserError>([&] { moved.overlap(ps, 2, 1); }),
+                   Contains("overlap(moved, ps, 2, 1): the input ps of all_to_all moved is "
+                            "sliced along dimension 1, so its ranks hold different ranges of it; "
+                            "chunk along another dimension (the result's sliced dimension 0 "
+                            "works)."));
     }
     {
         // A producer that others read too cannot be computed in chunks.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "ProgramPlan.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -116,6 +117,7 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
         CHECK(s.role == StepRole::Computed);
         CHECK(s.segment == 0);
         CHECK(s.chunks == 2);
+        CHECK(s.chunk_dim == 1); // the default: the outermost dimension
         CHECK(s.overlapped_with == contents(partial));
         const PlanStep &src = step_of(spmd, partial);
         CHECK(src.role == StepRole::ChunkedSource);
@@ -145,7 +147,28 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
         CHECK(src.segment == 0);
         const PlanStep &rs = step_of(spmd, DFunc(contents(s)->sliced_part));
         CHECK(rs.chunks == 2);
+        CHECK(rs.chunk_dim == 1);
         CHECK(rs.overlapped_with == contents(partial));
+    }
+    {
+        // Along the dimension the result is sliced along, as given: the step
+        // and the executor's table say which one; the descriptor leaves the
+        // piece to the executor.
+        DFunc scattered = reduce_scatter(partial, 0, ReduceOp::Sum, "scattered");
+        scattered.overlap(partial, 3, 0);
+        Program p("sliced_overlap");
+        p.output(scattered, Sliced(0));
+        const LoweredProgram lowered = lower(p);
+        const PlanStep &s = step_of(lowered.spmd, scattered);
+        CHECK(s.chunks == 3);
+        CHECK(s.chunk_dim == 0);
+        const ProgramPlan plan = plan_program(lowered, "sliced_overlap");
+        REQUIRE(plan.steps.size() == 1);
+        CHECK(plan.steps[0].kind == COCONET_STEP_COLLECTIVE);
+        CHECK(plan.steps[0].chunks == 3);
+        CHECK(plan.steps[0].collective.chunk_dim == 0);
+        CHECK(plan.steps[0].collective.dim == 0);
+        CHECK(plan.steps[0].collective.chunks == 0);
     }
 }
 

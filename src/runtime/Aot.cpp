@@ -872,6 +872,25 @@ private:
         device_check(rc, "computing a chunk of an overlapped source on the device");
     }
 
+    // How an overlapped step cuts its value along `dim`: when that is the
+    // dimension the value is sliced along (`sliced`) among `group`, piece j
+    // of every member's slice, else ranges.
+    coconet_rt::Chunking chunking(int s, int dim, int sliced, int64_t n,
+                                  const coconet_rt::Group &group) const {
+        return coconet_rt::Chunking{n, p_.steps[s].chunks, dim == sliced ? group.size : 0};
+    }
+
+    // This rank's part of chunk j along `dim` of a value whose box it holds
+    // in `b`: the range, or its piece of its slice.
+    static Box own_part(const coconet_rt::Chunking &ch, const coconet_rt::Group &group, int rank,
+                        Box b, int dim, int j) {
+        const coconet_rt::Range r =
+            ch.slices > 0 ? ch.piece(j, group.local(rank)) : ch.parts(j)[0];
+        b.min[dim] = r.begin;
+        b.extent[dim] = r.size();
+        return b;
+    }
+
     // The producer computes chunk j of the source (on its own thread for all
     // but the first) while the pass reduces chunk j - 1.
     void run_overlapped(int s, coconet_fused_call &c, const halide_device_interface_t *device) {
@@ -883,18 +902,24 @@ private:
             set_newest(source, true);
         }
         c.src = source;
-        const int dim = st.pass.dims - 1;
-        auto produce = [&](int min, int extent) {
-            produce_chunk(s, source, dim, min, extent, device);
+        const int dim = st.pass.range_dim;
+        const coconet_rt::Chunking ch = chunking(s, dim, st.pass.dim, st.pass.n[dim],
+                                                 coconet_rt::group_of(size_, c.nsplit, c.group));
+        auto produce = [&](int j) {
+            for (const coconet_rt::Range &r : ch.parts(j)) {
+                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
+            }
         };
-        auto reduce = [&](int min, int extent) {
+        auto reduce = [&](int j) {
             c.ranged = 1;
-            c.range_dim = dim;
-            c.range_min = min;
-            c.range_extent = extent;
+            const coconet_rt::Range r = ch.parts(j).empty() ? coconet_rt::Range{} : ch.parts(j)[0];
+            c.range_min = (int32_t)r.begin;
+            c.range_extent = (int32_t)r.size();
+            c.pieces = ch.chunks;
+            c.piece = j;
             return coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
         };
-        if (!coconet_rt::run_chunks(st.pass.n[dim], st.chunks, produce, reduce)) {
+        if (!coconet_rt::run_steps(ch.count(), produce, reduce)) {
             fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
     }
@@ -903,26 +928,33 @@ private:
     // collective on this thread while the producer computes chunk j + 1.
     void run_collective(int s) {
         const coconet_aot_step &st = p_.steps[s];
-        const coconet_collective_desc &desc = st.collective;
+        coconet_collective_desc desc = st.collective;
         halide_buffer_t *source = output_buffer(st.src);
         halide_buffer_t *dst = output_buffer(st.dst);
         to_host(dst);
         const int dim = desc.chunk_dim;
-        auto crop = [&](halide_buffer_t *b, int min, int extent) {
-            Box box = coconet_rt::box_of(b);
-            box.min[dim] = min;
-            box.extent[dim] = extent;
-            return std::make_unique<coconet_rt::BufferView>(b, box);
+        const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
+        const coconet_rt::Chunking ch = chunking(s, dim, desc.dim, desc.extents[dim], group);
+        auto produce = [&](int j) {
+            for (const coconet_rt::Range &r : ch.parts(j)) {
+                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), nullptr);
+            }
         };
-        auto produce = [&](int min, int extent) {
-            produce_chunk(s, source, dim, min, extent, nullptr);
+        auto move = [&](int j) {
+            // A piece of every slice reads the source wherever the pieces are.
+            std::unique_ptr<coconet_rt::BufferView> in;
+            if (ch.slices == 0) {
+                in = std::make_unique<coconet_rt::BufferView>(
+                    source, own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
+            }
+            coconet_rt::BufferView out(dst,
+                                       own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
+            desc.chunks = ch.chunks;
+            desc.chunk_index = j;
+            return coconet_collective_call(comm_, st.collective_name, &desc,
+                                           in ? &in->buf : source, &out.buf) == COCONET_OK;
         };
-        auto move = [&](int min, int extent) {
-            auto in = crop(source, min, extent), out = crop(dst, min, extent);
-            return coconet_collective_call(comm_, st.collective_name, &desc, &in->buf, &out->buf) ==
-                   COCONET_OK;
-        };
-        if (!coconet_rt::run_chunks(desc.extents[dim], st.chunks, produce, move)) {
+        if (!coconet_rt::run_steps(ch.count(), produce, move)) {
             fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
         dst->set_host_dirty(true);

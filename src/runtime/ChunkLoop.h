@@ -11,28 +11,28 @@
 
 #include <algorithm>
 #include <future>
+#include <vector>
+
+#include "Partition.h"
 
 namespace coconet_rt {
 
-// Splits [0, n) into `chunks` pieces of ceil(n / chunks). produce(min,
-// extent) computes a piece of the source (the first on the calling thread);
-// move(min, extent) moves it once produced and returns
-// false on failure, after which the producer running beside it is waited for
-// and the loop stops. A producer's exception is rethrown.
+// Runs `count` chunks: produce(j) computes chunk j of the source (the first
+// on the calling thread, chunk j + 1 on a thread of its own while move(j)
+// moves chunk j). move returns false on failure, after which the producer
+// running beside it is waited for and the loop stops. A producer's exception
+// is rethrown.
 template<typename Produce, typename Move>
-bool run_chunks(int n, int chunks, Produce &&produce, Move &&move) {
-    const int step = std::max(1, (n + chunks - 1) / chunks);
-    const int count = (n + step - 1) / step;
-    auto extent = [&](int j) { return std::min(step, n - j * step); };
+bool run_steps(int count, Produce &&produce, Move &&move) {
     if (count > 0) {
-        produce(0, extent(0));
+        produce(0);
     }
     for (int j = 0; j < count; j++) {
         std::future<void> next;
         if (j + 1 < count) {
-            next = std::async(std::launch::async, produce, (j + 1) * step, extent(j + 1));
+            next = std::async(std::launch::async, produce, j + 1);
         }
-        const bool ok = move(j * step, extent(j));
+        const bool ok = move(j);
         if (next.valid()) {
             next.get();
         }
@@ -42,6 +42,42 @@ bool run_chunks(int n, int chunks, Produce &&produce, Move &&move) {
     }
     return true;
 }
+
+// How an overlap cuts a value of extent n along its chunk dimension:
+// `chunks` ranges of ceil(n / chunks), or, when that dimension is the one
+// the value is sliced along among `slices` ranks (> 0), piece j of every
+// slice (chunk j of the collective moves piece j of every rank's slice).
+struct Chunking {
+    int64_t n = 0;
+    int chunks = 1;
+    int slices = 0;
+
+    // How many chunks run (every piece, even empty ones, in the second case:
+    // the calls are collective).
+    int count() const {
+        if (slices > 0) {
+            return chunks;
+        }
+        const int64_t step = std::max<int64_t>(1, (n + chunks - 1) / chunks);
+        return (int)((n + step - 1) / step);
+    }
+    // What chunk j covers: its range, or the non-empty pieces of every slice.
+    std::vector<Range> parts(int j) const {
+        if (slices == 0) {
+            return {slice_of(n, chunks, j)};
+        }
+        std::vector<Range> r;
+        for (int q = 0; q < slices; q++) {
+            const Range p = piece(j, q);
+            if (p.size() > 0) {
+                r.push_back(p);
+            }
+        }
+        return r;
+    }
+    // Piece j of slice q.
+    Range piece(int j, int q) const { return piece_of(slice_of(n, slices, q), chunks, j); }
+};
 
 } // namespace coconet_rt
 

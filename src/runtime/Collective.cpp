@@ -20,8 +20,12 @@ Box full_box(const Op &op) {
         b.extent[d] = op.n[d];
     }
     if (op.chunk_dim >= 0 && op.chunk_dim < op.dims) {
-        b.min[op.chunk_dim] = op.chunk_min;
-        b.extent[op.chunk_dim] = op.chunk_extent;
+        Range r{op.chunk_min, op.chunk_min + op.chunk_extent};
+        if (op.pieces()) {
+            r = pieces_hull(op.n[op.dim], op.src.size, op.chunks, op.chunk_index);
+        }
+        b.min[op.chunk_dim] = r.begin;
+        b.extent[op.chunk_dim] = r.size();
     }
     return b;
 }
@@ -30,9 +34,13 @@ Box empty_box(const Op &op) {
     return no_box(op.dims);
 }
 
-// Rank r's slice of b along dimension dim, by group rank in g.
+// Rank r's slice of b along dimension dim, by group rank in g (its piece
+// when the call is a piece of every slice).
 Box sliced(Box b, int dim, const Op &op, const Group &g, int r) {
-    const Range s = slice_of(op.n[dim], g.size, g.local(r));
+    Range s = slice_of(op.n[dim], g.size, g.local(r));
+    if (op.pieces() && dim == op.dim) {
+        s = piece_of(s, op.chunks, op.chunk_index);
+    }
     b.min[dim] = s.begin;
     b.extent[dim] = s.size();
     return b;
@@ -126,6 +134,8 @@ Op make_op(const char *name, const coconet_collective_desc &desc, int world_size
     if (desc.kind == COCONET_ALL_REDUCE || desc.kind == COCONET_REDUCE_SCATTER ||
         desc.kind == COCONET_ALL_TO_ALL) {
         op.chunk_dim = desc.chunk_dim;
+        op.chunks = desc.chunks;
+        op.chunk_index = desc.chunk_index;
     }
     op.peer_inputs.assign(world_size, nullptr);
     return op;
@@ -154,7 +164,7 @@ std::string read_desc(const void *data, size_t bytes, coconet_collective_desc *d
 }
 
 void Op::set_chunk(const halide_buffer_t *out) {
-    if (chunk_dim >= 0 && chunk_dim < dims && out && out->dimensions == dims) {
+    if (chunk_dim >= 0 && chunk_dim < dims && !pieces() && out && out->dimensions == dims) {
         chunk_min = out->dim[chunk_dim].min;
         chunk_extent = out->dim[chunk_dim].extent;
     }
@@ -186,14 +196,13 @@ std::string Op::check_args() const {
         e << "concat_dim = " << concat_dim << " must be a dimension of a " << dims
           << "-D buffer other than dim = " << dim;
     } else if (chunked && chunk_dim != -1 &&
-               (!is_dim(chunk_dim) || (kind != COCONET_ALL_REDUCE && chunk_dim == dim) ||
-                (kind == COCONET_ALL_TO_ALL && chunk_dim == concat_dim))) {
+               (!is_dim(chunk_dim) || (kind == COCONET_ALL_TO_ALL && chunk_dim == concat_dim))) {
         e << "chunk_dim = " << chunk_dim << " is neither -1 nor a dimension of a " << dims
-          << "-D buffer"
-          << (kind == COCONET_ALL_REDUCE   ? ""
-              : kind == COCONET_ALL_TO_ALL ? " other than dim and concat_dim"
-                                           : " other than dim");
-    } else if (chunk_dim >= 0 &&
+          << "-D buffer" << (kind == COCONET_ALL_TO_ALL ? " other than concat_dim" : "");
+    } else if (chunked && pieces() && (chunks < 1 || chunk_index < 0 || chunk_index >= chunks)) {
+        e << "chunk_dim = dim = " << dim << ": piece " << chunk_index << " of " << chunks
+          << " pieces of every slice does not exist";
+    } else if (chunk_dim >= 0 && !pieces() &&
                (chunk_min < 0 || chunk_extent < 0 || chunk_min + chunk_extent > n[chunk_dim])) {
         e << "the chunk [" << chunk_min << ", " << chunk_min + chunk_extent << ") of dimension "
           << chunk_dim << " is outside [0, " << n[chunk_dim] << ")";
@@ -247,7 +256,8 @@ bool Op::same_call(const Op &o) const {
     const bool uses_dim =
         kind != COCONET_ALL_REDUCE && kind != COCONET_BROADCAST && kind != COCONET_REDUCE;
     if (chunk_dim != o.chunk_dim ||
-        (chunk_dim >= 0 && (chunk_min != o.chunk_min || chunk_extent != o.chunk_extent))) {
+        (chunk_dim >= 0 && (chunk_min != o.chunk_min || chunk_extent != o.chunk_extent ||
+                            chunks != o.chunks || chunk_index != o.chunk_index))) {
         return false;
     }
     if (name != o.name || kind != o.kind || nsplit != o.nsplit || src.index != o.src.index ||

@@ -29,6 +29,10 @@ struct Op {
     // only that range (set from the output by set_chunk).
     int chunk_dim = -1;
     int64_t chunk_min = 0, chunk_extent = 0;
+    // chunk_dim == dim: piece chunk_index of `chunks` of every rank's slice
+    // (chunk_min and chunk_extent unused).
+    int chunks = 0, chunk_index = 0;
+    bool pieces() const { return chunk_dim >= 0 && chunk_dim == dim; }
     void set_chunk(const halide_buffer_t *out);
 
     const char *kind_name() const;

@@ -28,8 +28,10 @@ FusedPlan::FusedPlan(const coconet_fused_call &c, int world_size)
         full.extent[d] = c.n[d];
     }
     if (c.ranged && c.range_dim >= 0 && c.range_dim < c.dims && c.range_dim < kMaxDims) {
-        full.min[c.range_dim] = c.range_min;
-        full.extent[c.range_dim] = c.range_extent;
+        const Range r = pieces() ? pieces_hull(c.n[c.dim], group.size, c.pieces, c.piece)
+                                 : Range{c.range_min, (int64_t)c.range_min + c.range_extent};
+        full.min[c.range_dim] = r.begin;
+        full.extent[c.range_dim] = r.size();
     }
 }
 
@@ -46,12 +48,20 @@ std::string FusedPlan::check(int rank) const {
         return "sliced dimension " + std::to_string(c.dim) + " not in 0.." +
                std::to_string(c.dims - 1);
     }
-    if (c.ranged &&
-        (c.range_dim < 0 || c.range_dim >= c.dims || c.range_dim == c.dim || c.range_min < 0 ||
-         c.range_extent < 0 || c.range_min + c.range_extent > c.n[c.range_dim])) {
+    if (c.ranged && (c.range_dim < 0 || c.range_dim >= c.dims)) {
+        return "range dimension " + std::to_string(c.range_dim) + " not in 0.." +
+               std::to_string(c.dims - 1);
+    }
+    if (pieces() && (c.pieces < 1 || c.piece < 0 || c.piece >= c.pieces)) {
+        return "piece " + std::to_string(c.piece) + " of " + std::to_string(c.pieces) +
+               " pieces of every slice does not exist";
+    }
+    if (c.ranged && !pieces() &&
+        (c.range_min < 0 || c.range_extent < 0 || c.range_min + c.range_extent > c.n[c.range_dim])) {
         return "range [" + std::to_string(c.range_min) + ", " +
                std::to_string(c.range_min + c.range_extent) + ") of dimension " +
-               std::to_string(c.range_dim) + " is not inside a dimension other than the sliced one";
+               std::to_string(c.range_dim) + " is not inside [0, " +
+               std::to_string(c.n[c.range_dim]) + ")";
     }
     if (!valid_reduce_op(c.op)) {
         return "unknown reduction " + std::to_string(c.op);
@@ -99,7 +109,8 @@ bool FusedPlan::same_call(const FusedPlan &o) const {
     }
     same = same && a.ranged == b.ranged &&
            (!a.ranged || (a.range_dim == b.range_dim && a.range_min == b.range_min &&
-                          a.range_extent == b.range_extent));
+                          a.range_extent == b.range_extent && a.pieces == b.pieces &&
+                          a.piece == b.piece));
     for (int i = 0; same && i < a.nout; i++) {
         same = a.gathered[i] == b.gathered[i];
     }
@@ -108,7 +119,10 @@ bool FusedPlan::same_call(const FusedPlan &o) const {
 
 Box FusedPlan::slice(int r) const {
     Box b = full;
-    const Range s = slice_of(full.extent[call.dim], group.size, group.local(r));
+    Range s = slice_of(call.n[call.dim], group.size, group.local(r));
+    if (pieces()) {
+        s = piece_of(s, call.pieces, call.piece);
+    }
     b.min[call.dim] = s.begin;
     b.extent[call.dim] = s.size();
     return b;

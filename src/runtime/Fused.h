@@ -21,7 +21,9 @@ struct FusedPlan {
 
     const coconet_fused_call &call;
     Group group;
-    Box full; // the global box of the source
+    Box full; // the global box of the source (when the call is a piece of
+              // every slice: the smallest box holding every piece)
+    bool pieces() const { return call.ranged && call.range_dim == call.dim; }
 
     // "fused reduce_scatter 'g_sum_rs'".
     std::string what() const;
@@ -30,7 +32,8 @@ struct FusedPlan {
     // Whether two ranks' calls are the same fused call (threads backend check).
     bool same_call(const FusedPlan &other) const;
 
-    // The slice of world rank r (a group member) along the sliced dimension.
+    // The slice of world rank r (a group member) along the sliced dimension
+    // (its piece, when the call is a piece of every slice).
     Box slice(int r) const;
     // `box` cut along its outermost dimension into pieces of about
     // chunk_elements elements.

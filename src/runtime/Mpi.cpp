@@ -136,6 +136,7 @@ FusedSignature fused_signature(const FusedPlan &plan, coconet_fused_path path) {
     if (c.ranged) {
         name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)c.range_dim), (uint64_t)c.range_min),
                           (uint64_t)c.range_extent);
+        name_hash = fnv1a(fnv1a(name_hash, (uint64_t)c.pieces), (uint64_t)c.piece);
     }
     for (int i = 0; i < c.nout; i++) {
         outs_hash =
@@ -169,6 +170,7 @@ FusedSignature op_signature(const Op &op, int64_t path) {
     if (op.chunk_dim >= 0) {
         name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)op.chunk_dim), (uint64_t)op.chunk_min),
                           (uint64_t)op.chunk_extent);
+        name_hash = fnv1a(fnv1a(name_hash, (uint64_t)op.chunks), (uint64_t)op.chunk_index);
     }
     const bool reduces = op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_REDUCE_SCATTER ||
                          op.kind == COCONET_REDUCE;
@@ -399,8 +401,11 @@ struct FusedLayout {
         const size_t src_bytes =
             plan.reduces() ? (size_t)plan.full.count() * plan.element_bytes() : 0;
         size_t at = kSrcOffset + aligned(src_bytes);
-        // The first slice is the largest (slices of ceil(n/R) elements).
-        const size_t largest = (size_t)plan.slice(plan.group.first).count();
+        // Not always the first (pieces of slices are cut again).
+        size_t largest = 0;
+        for (int q = plan.group.first; q < plan.group.first + plan.group.size; q++) {
+            largest = std::max(largest, (size_t)plan.slice(q).count());
+        }
         for (int i = 0; i < c.nout; i++) {
             out_offset.push_back(at);
             if (c.gathered[i]) {

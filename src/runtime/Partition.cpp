@@ -13,6 +13,24 @@ Range slice_of(int64_t n, int parts, int index) {
                  std::min<int64_t>(n, ((int64_t)index + 1) * block)};
 }
 
+Range piece_of(Range r, int pieces, int index) {
+    const Range p = slice_of(r.size(), pieces, index);
+    return Range{r.begin + p.begin, r.begin + p.end};
+}
+
+Range pieces_hull(int64_t n, int parts, int pieces, int index) {
+    Range hull{0, 0};
+    bool any = false;
+    for (int q = 0; q < parts; q++) {
+        const Range p = piece_of(slice_of(n, parts, q), pieces, index);
+        if (p.size() > 0) {
+            hull = any ? Range{std::min(hull.begin, p.begin), std::max(hull.end, p.end)} : p;
+            any = true;
+        }
+    }
+    return hull;
+}
+
 Group group_of(int world_size, int nsplit, int index) {
     Group g;
     nsplit = std::max(nsplit, 1); // callers validate; never divide by zero

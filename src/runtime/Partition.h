@@ -17,6 +17,15 @@ struct Range {
 // ceil(n/parts).
 Range slice_of(int64_t n, int parts, int index);
 
+// Piece `index` of `pieces` of range r, cut as slice_of cuts [0, n): how an
+// overlap along a sliced dimension cuts every rank's slice (chunk j of the
+// collective is piece j of every slice).
+Range piece_of(Range r, int pieces, int index);
+
+// The smallest range holding piece `index` of `pieces` of every slice of
+// [0, n) into `parts`; empty when every such piece is.
+Range pieces_hull(int64_t n, int parts, int pieces, int index);
+
 // Group `index` of world.split(nsplit): world ranks [first, first + size).
 struct Group {
     int index = 0, nsplit = 1, first = 0, size = 0;

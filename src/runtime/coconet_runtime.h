@@ -142,7 +142,7 @@ int32_t coconet_size(void *user_context);
 // One collective, described by a versioned struct rather than positional
 // integers, so that arguments are named and a library built against another
 // layout is refused instead of misread.
-#define COCONET_COLLECTIVE_ABI_VERSION 1
+#define COCONET_COLLECTIVE_ABI_VERSION 2
 // As many dimensions as a Halide buffer may have; the runtime supports fewer
 // (4 today) and refuses more with COCONET_ERR_INVALID.
 #define COCONET_MAX_DIMS 16
@@ -174,8 +174,16 @@ int32_t coconet_size(void *user_context);
 //                            otherwise the call is one chunk of an overlapped
 //                            collective: every participant asks for the same
 //                            range of dimension chunk_dim (out's range of it;
-//                            neither dim nor concat_dim), and "full box" means
-//                            the full box restricted to that range.
+//                            not concat_dim), and "full box" means the full
+//                            box restricted to that range.
+//   chunks, chunk_index:     chunk_dim == dim (REDUCE_SCATTER, ALL_TO_ALL: the
+//                            chunks run along the sliced dimension): the call
+//                            is piece chunk_index of `chunks` pieces of every
+//                            rank's slice (a slice of s elements cut as
+//                            coconet_slice_range cuts [0, s) into `chunks`
+//                            blocks); a rank's output is its piece, and "full box" spans every
+//                            rank's piece (the rows between are not read).
+//                            Ignored otherwise.
 typedef struct coconet_collective_desc {
     uint32_t version;    // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
     uint32_t size;       // sizeof(coconet_collective_desc) of the caller's header
@@ -185,6 +193,8 @@ typedef struct coconet_collective_desc {
     int32_t dim;         // the sliced dimension (see the kinds); -1: none
     int32_t concat_dim;  // ALL_TO_ALL: the input's sliced dimension
     int32_t chunk_dim;   // the overlap chunk's dimension; -1: the whole value
+    int32_t chunks;      // chunk_dim == dim: pieces per slice, and which one this call is
+    int32_t chunk_index;
     int32_t local_value; // SEND_RECV: 1 when the value is Local
     int32_t nsplit, group, dst_group;
     int32_t dims;                      // of the value, `in` and `out`
@@ -201,6 +211,7 @@ static inline void coconet_collective_desc_init(coconet_collective_desc *desc, i
     desc->op = COCONET_SUM;
     desc->root = 0;
     desc->dim = desc->concat_dim = desc->chunk_dim = -1;
+    desc->chunks = desc->chunk_index = 0;
     desc->local_value = 0;
     desc->nsplit = 1;
     desc->group = desc->dst_group = 0;
@@ -248,7 +259,7 @@ typedef enum {
 
 // The version of coconet_fused_call; a call records the version it was
 // built against (and its size), and the runtime refuses another.
-#define COCONET_FUSED_CALL_VERSION 3
+#define COCONET_FUSED_CALL_VERSION 4
 
 typedef struct {
     uint32_t version; // COCONET_FUSED_CALL_VERSION (coconet_fused_call_init sets it)
@@ -271,9 +282,13 @@ typedef struct {
     int32_t path;           // coconet_fused_path
     // An overlapped pass runs once per chunk of its producer: ranged = 1
     // restricts the call to [range_min, range_min + range_extent) of
-    // dimension range_dim (not the sliced one), which every member passes
-    // alike. 0 (as a zero-initialized struct has it): the whole value.
+    // dimension range_dim, which every member passes alike. When range_dim
+    // is the sliced dimension, the call is instead piece `piece` of `pieces`
+    // of every member's slice (cut as coconet_slice_range cuts it; the range
+    // is unused): each member reduces and gathers its piece. 0 (as a
+    // zero-initialized struct has it): the whole value.
     int32_t ranged, range_dim, range_min, range_extent;
+    int32_t pieces, piece;
     // NULL: gathered chunks reach peers' outputs as host memory copies. Set
     // by a caller whose kernel leaves its chunks elsewhere (on a device the
     // ranks share): after the kernel ran on a chunk, the runtime calls

@@ -253,6 +253,9 @@ struct Case {
     halide_type_t type = type_of<float>();
     int out_mode = 0; // 0: the whole limit, 1: a sub-box, 2: mixed per rank (incl. extent 0)
     bool strided = false;
+    // > 0 (REDUCE_SCATTER, ALL_TO_ALL): one chunk of an overlap along the
+    // sliced dimension, piece chunk_index of `chunks` of every slice.
+    int chunks = 0, chunk_index = 0;
 
     std::string str() const {
         std::ostringstream s;
@@ -261,6 +264,9 @@ struct Case {
           << " g " << group << "->" << dst_group << " n " << full.str() << " type "
           << (int)type.code << "/" << type.bits << " mode " << out_mode
           << (strided ? " strided" : "");
+        if (chunks > 0) {
+            s << " piece " << chunk_index << " of " << chunks;
+        }
         return s.str();
     }
     Grp src(int R) const { return grp(R, nsplit, group); }
@@ -284,10 +290,39 @@ coconet_collective_desc make_desc(int kind, const TBox &full) {
     return d;
 }
 
-TBox sliced(TBox b, int d, const Grp &g, int r) {
-    const Span s = slice(b.extent[d], g.size, r - g.first);
+// Rank r's slice along d: of the whole extent b.extent[d] (b's min along d
+// is 0 or, for a piece chunk, ignored), or its piece when the case is one.
+TBox sliced(TBox b, int d, const Grp &g, int r, const Case *pieces = nullptr) {
+    const int64_t n = pieces ? pieces->full.extent[d] : b.extent[d];
+    Span s = slice(n, g.size, r - g.first);
+    if (pieces && pieces->chunks > 0 && d == pieces->dim) {
+        const Span p = slice(s.end - s.begin, pieces->chunks, pieces->chunk_index);
+        s = Span{s.begin + p.begin, s.begin + p.end};
+    }
     b.min[d] = s.begin;
     b.extent[d] = s.end - s.begin;
+    return b;
+}
+
+// The value's box, or for a piece chunk the smallest box holding every
+// rank's piece along the sliced dimension.
+TBox chunk_full(const Case &c, const Grp &g) {
+    TBox b = c.full;
+    if (c.chunks == 0) {
+        return b;
+    }
+    int64_t lo = 0, hi = 0;
+    bool any = false;
+    for (int q = g.first; q < g.first + g.size; q++) {
+        const TBox p = sliced(c.full, c.dim, g, q, &c);
+        if (p.extent[c.dim] > 0) {
+            lo = any ? std::min(lo, p.min[c.dim]) : p.min[c.dim];
+            hi = std::max(hi, p.min[c.dim] + p.extent[c.dim]);
+            any = true;
+        }
+    }
+    b.min[c.dim] = lo;
+    b.extent[c.dim] = hi - lo;
     return b;
 }
 
@@ -298,9 +333,9 @@ TBox expected_in_box(const Case &c, int R, int r) {
     }
     switch (c.kind) {
     case COCONET_ALL_GATHER: return sliced(c.full, c.dim, g, r);
-    case COCONET_ALL_TO_ALL: return sliced(c.full, c.concat_dim, g, r);
+    case COCONET_ALL_TO_ALL: return sliced(chunk_full(c, g), c.concat_dim, g, r, &c);
     case COCONET_SEND_RECV: return c.dim >= 0 ? sliced(c.full, c.dim, g, r) : c.full;
-    default: return c.full;
+    default: return chunk_full(c, g);
     }
 }
 
@@ -311,7 +346,7 @@ TBox out_limit(const Case &c, int R, int r) {
     }
     switch (c.kind) {
     case COCONET_REDUCE_SCATTER:
-    case COCONET_ALL_TO_ALL: return sliced(c.full, c.dim, d, r);
+    case COCONET_ALL_TO_ALL: return sliced(c.full, c.dim, d, r, &c);
     case COCONET_SEND_RECV: return c.dim >= 0 ? sliced(c.full, c.dim, d, r) : c.full;
     default: return c.full;
     }
@@ -376,6 +411,11 @@ int call(coconet_comm *comm, const Case &c, halide_buffer_t *in, halide_buffer_t
     d.nsplit = c.nsplit;
     d.group = c.group;
     d.dst_group = c.dst_group;
+    if (c.chunks > 0) {
+        d.chunk_dim = c.dim;
+        d.chunks = c.chunks;
+        d.chunk_index = c.chunk_index;
+    }
     return coconet_collective_call(comm, c.name.c_str(), &d, in, out);
 }
 
@@ -487,6 +527,12 @@ std::vector<Case> make_cases(int R) {
                         c.full = s, c.nsplit = nsplit, c.group = group, c.dst_group = group;
                         c.dim = a, c.root = gsize - 1;
                         add(c);
+                        if (kind == COCONET_REDUCE_SCATTER) {
+                            // A chunk of an overlap along the sliced dimension.
+                            c.chunks = 2 + serial % 2;
+                            c.chunk_index = serial % c.chunks;
+                            add(c);
+                        }
                     }
                 }
             }
@@ -511,6 +557,10 @@ std::vector<Case> make_cases(int R) {
                         add(c);
                         std::swap(c.dim, c.concat_dim);
                         add(c);
+                        c.chunks = 2 + serial % 2;
+                        c.chunk_index = (serial / 2) % c.chunks;
+                        add(c);
+                        c.chunks = c.chunk_index = 0;
                     }
                 }
             }

@@ -118,18 +118,22 @@ int overlap(coconet_comm *comm, int rank) {
     desc.extents[0] = 4;
     desc.extents[1] = 12;
     desc.chunk_dim = 1;
-    auto produce = [&](int min, int n) {
-        if (rank == kFaulty && min > 0) {
+    const coconet_rt::Chunking chunking{12, 3};
+    auto produce = [&](int j) {
+        const coconet_rt::Range r = chunking.parts(j)[0];
+        if (rank == kFaulty && r.begin > 0) {
             fault();
         }
-        std::fill(in.begin() + 4 * min, in.begin() + 4 * (min + n), 1.0f + rank);
+        std::fill(in.begin() + 4 * r.begin, in.begin() + 4 * r.end, 1.0f + rank);
     };
-    auto move = [&](int min, int n) {
-        Buffer2D i(in.data(), min, n), o(out.data(), min, n);
+    auto move = [&](int j) {
+        const coconet_rt::Range r = chunking.parts(j)[0];
+        Buffer2D i(in.data(), (int)r.begin, (int)r.size()), o(out.data(), (int)r.begin, (int)r.size());
         return coconet_collective_call(comm, "activations", &desc, &i.b, &o.b) == COCONET_OK;
     };
-    return coconet_rt::run_chunks(12, 3, produce, move) ? COCONET_OK
-                                                        : coconet_comm_last_error_code(comm);
+    return coconet_rt::run_steps(chunking.count(), produce, move)
+               ? COCONET_OK
+               : coconet_comm_last_error_code(comm);
 }
 
 } // namespace

@@ -1,0 +1,2 @@
+# Empty dependencies file for coconet_mpi_app.
+# This may be replaced when dependencies are built.

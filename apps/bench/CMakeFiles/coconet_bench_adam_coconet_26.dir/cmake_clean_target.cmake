@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcoconet_bench_adam_coconet_26.a"
+)

@@ -1,0 +1,2 @@
+# Empty dependencies file for coconet_bench_adam_unscheduled_24.
+# This may be replaced when dependencies are built.

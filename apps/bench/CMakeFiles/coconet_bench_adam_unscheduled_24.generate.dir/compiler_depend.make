@@ -1,0 +1,2 @@
+# Empty custom commands generated dependencies file for coconet_bench_adam_unscheduled_24.generate.
+# This may be replaced when dependencies are built.

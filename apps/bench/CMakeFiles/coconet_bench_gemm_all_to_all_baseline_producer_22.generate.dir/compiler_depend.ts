@@ -1,0 +1,2 @@
+# CMAKE generated file: DO NOT EDIT!
+# Timestamp file for custom commands dependencies management for coconet_bench_gemm_all_to_all_baseline_producer_22.generate.

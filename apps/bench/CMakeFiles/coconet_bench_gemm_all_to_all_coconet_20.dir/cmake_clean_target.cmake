@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcoconet_bench_gemm_all_to_all_coconet_20.a"
+)

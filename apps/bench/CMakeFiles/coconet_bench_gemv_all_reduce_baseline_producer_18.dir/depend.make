@@ -1,0 +1,2 @@
+# Empty dependencies file for coconet_bench_gemv_all_reduce_baseline_producer_18.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for coconet_bench_gemv_all_reduce_baseline_producer_20.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcoconet_bench_lamb_coconet_18.a"
+)

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_lamb_unscheduled_22.dir/coconet_bench_lamb_unscheduled_22.coconet/coconet_bench_lamb_unscheduled_22.cpp.o"
+  "CMakeFiles/coconet_bench_lamb_unscheduled_22.dir/coconet_bench_lamb_unscheduled_22.coconet/coconet_bench_lamb_unscheduled_22.cpp.o.d"
+  "libcoconet_bench_lamb_unscheduled_22.a"
+  "libcoconet_bench_lamb_unscheduled_22.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang CXX)
+  include(CMakeFiles/coconet_bench_lamb_unscheduled_22.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

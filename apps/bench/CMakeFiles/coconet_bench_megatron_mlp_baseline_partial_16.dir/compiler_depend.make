@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for coconet_bench_megatron_mlp_baseline_partial_16.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_megatron_mlp_baseline_partial_16.generate"
+  "coconet_bench_megatron_mlp_baseline_partial_16.coconet/coconet_bench_megatron_mlp_baseline_partial_16.cpp"
+  "coconet_bench_megatron_mlp_baseline_partial_16.coconet/coconet_bench_megatron_mlp_baseline_partial_16.h"
+  "coconet_bench_megatron_mlp_baseline_partial_16.coconet/coconet_bench_megatron_mlp_baseline_partial_16_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/coconet_bench_megatron_mlp_baseline_partial_16.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

@@ -1,0 +1,2 @@
+# CMAKE generated file: DO NOT EDIT!
+# Timestamp file for custom commands dependencies management for coconet_bench_megatron_mlp_unscheduled_20.generate.

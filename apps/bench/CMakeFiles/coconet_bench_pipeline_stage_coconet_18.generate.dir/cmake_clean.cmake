@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_pipeline_stage_coconet_18.generate"
+  "coconet_bench_pipeline_stage_coconet_18.coconet/coconet_bench_pipeline_stage_coconet_18.cpp"
+  "coconet_bench_pipeline_stage_coconet_18.coconet/coconet_bench_pipeline_stage_coconet_18.h"
+  "coconet_bench_pipeline_stage_coconet_18.coconet/coconet_bench_pipeline_stage_coconet_18_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/coconet_bench_pipeline_stage_coconet_18.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_pipeline_stage_coconet_20.generate"
+  "coconet_bench_pipeline_stage_coconet_20.coconet/coconet_bench_pipeline_stage_coconet_20.cpp"
+  "coconet_bench_pipeline_stage_coconet_20.coconet/coconet_bench_pipeline_stage_coconet_20.h"
+  "coconet_bench_pipeline_stage_coconet_20.coconet/coconet_bench_pipeline_stage_coconet_20_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/coconet_bench_pipeline_stage_coconet_20.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_pipeline_stage_unscheduled_20.dir/coconet_bench_pipeline_stage_unscheduled_20.coconet/coconet_bench_pipeline_stage_unscheduled_20.cpp.o"
+  "CMakeFiles/coconet_bench_pipeline_stage_unscheduled_20.dir/coconet_bench_pipeline_stage_unscheduled_20.coconet/coconet_bench_pipeline_stage_unscheduled_20.cpp.o.d"
+  "libcoconet_bench_pipeline_stage_unscheduled_20.a"
+  "libcoconet_bench_pipeline_stage_unscheduled_20.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang CXX)
+  include(CMakeFiles/coconet_bench_pipeline_stage_unscheduled_20.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

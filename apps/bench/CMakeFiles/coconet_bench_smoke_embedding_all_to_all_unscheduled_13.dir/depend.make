@@ -1,0 +1,2 @@
+# Empty dependencies file for coconet_bench_smoke_embedding_all_to_all_unscheduled_13.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_smoke_embedding_all_to_all_unscheduled_13.generate"
+  "coconet_bench_smoke_embedding_all_to_all_unscheduled_13.coconet/coconet_bench_smoke_embedding_all_to_all_unscheduled_13.cpp"
+  "coconet_bench_smoke_embedding_all_to_all_unscheduled_13.coconet/coconet_bench_smoke_embedding_all_to_all_unscheduled_13.h"
+  "coconet_bench_smoke_embedding_all_to_all_unscheduled_13.coconet/coconet_bench_smoke_embedding_all_to_all_unscheduled_13_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/coconet_bench_smoke_embedding_all_to_all_unscheduled_13.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

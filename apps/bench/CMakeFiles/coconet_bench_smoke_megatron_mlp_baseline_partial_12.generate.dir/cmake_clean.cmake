@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/coconet_bench_smoke_megatron_mlp_baseline_partial_12.generate"
+  "coconet_bench_smoke_megatron_mlp_baseline_partial_12.coconet/coconet_bench_smoke_megatron_mlp_baseline_partial_12.cpp"
+  "coconet_bench_smoke_megatron_mlp_baseline_partial_12.coconet/coconet_bench_smoke_megatron_mlp_baseline_partial_12.h"
+  "coconet_bench_smoke_megatron_mlp_baseline_partial_12.coconet/coconet_bench_smoke_megatron_mlp_baseline_partial_12_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/coconet_bench_smoke_megatron_mlp_baseline_partial_12.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

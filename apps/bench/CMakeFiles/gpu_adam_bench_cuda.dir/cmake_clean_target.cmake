@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libgpu_adam_bench_cuda.a"
+)

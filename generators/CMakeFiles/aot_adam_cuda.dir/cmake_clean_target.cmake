@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_adam_cuda.a"
+)

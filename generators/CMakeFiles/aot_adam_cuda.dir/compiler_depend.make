@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for aot_adam_cuda.
+# This may be replaced when dependencies are built.

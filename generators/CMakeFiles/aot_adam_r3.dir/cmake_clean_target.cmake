@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_adam_r3.a"
+)

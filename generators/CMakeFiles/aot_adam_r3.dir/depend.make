@@ -1,0 +1,2 @@
+# Empty dependencies file for aot_adam_r3.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for aot_embedding_all_to_all_opencl.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/aot_embedding_all_to_all_opencl.generate"
+  "aot_embedding_all_to_all_opencl.coconet/aot_embedding_all_to_all_opencl.cpp"
+  "aot_embedding_all_to_all_opencl.coconet/aot_embedding_all_to_all_opencl.h"
+  "aot_embedding_all_to_all_opencl.coconet/aot_embedding_all_to_all_opencl_halide.a"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang )
+  include(CMakeFiles/aot_embedding_all_to_all_opencl.generate.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

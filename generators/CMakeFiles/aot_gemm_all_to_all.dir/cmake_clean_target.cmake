@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_gemm_all_to_all.a"
+)

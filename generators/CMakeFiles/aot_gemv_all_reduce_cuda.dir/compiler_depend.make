@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for aot_gemv_all_reduce_cuda.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_gemv_all_reduce_opencl.a"
+)

@@ -1,0 +1,2 @@
+# Empty dependencies file for aot_lamb_opencl.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for aot_megatron_mlp_opencl.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_megatron_mlp_split.a"
+)

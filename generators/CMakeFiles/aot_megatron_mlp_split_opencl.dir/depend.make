@@ -1,0 +1,2 @@
+# Empty dependencies file for aot_megatron_mlp_split_opencl.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libaot_pipeline_stage.a"
+)

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcoconet_generator_main.a"
+)

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libcoconet_runtime_asan.a"
+)

@@ -1,0 +1,2 @@
+# Empty dependencies file for coconet_catch_main.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for coconet_catch_main_tsan.
+# This may be replaced when dependencies are built.

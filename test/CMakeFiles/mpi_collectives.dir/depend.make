@@ -1,0 +1,2 @@
+# Empty dependencies file for mpi_collectives.
+# This may be replaced when dependencies are built.

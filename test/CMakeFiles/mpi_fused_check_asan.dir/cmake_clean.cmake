@@ -1,0 +1,11 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/mpi_fused_check_asan.dir/runtime/mpi_fused_check.cpp.o"
+  "CMakeFiles/mpi_fused_check_asan.dir/runtime/mpi_fused_check.cpp.o.d"
+  "mpi_fused_check_asan"
+  "mpi_fused_check_asan.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang CXX)
+  include(CMakeFiles/mpi_fused_check_asan.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_faults_threads.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_pass_gpu_schedule.
+# This may be replaced when dependencies are built.

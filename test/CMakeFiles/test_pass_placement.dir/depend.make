@@ -1,0 +1,2 @@
+# Empty dependencies file for test_pass_placement.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for test_runtime_threads.
+# This may be replaced when dependencies are built.

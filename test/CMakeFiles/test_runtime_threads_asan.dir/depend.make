@@ -1,0 +1,2 @@
+# Empty dependencies file for test_runtime_threads_asan.
+# This may be replaced when dependencies are built.

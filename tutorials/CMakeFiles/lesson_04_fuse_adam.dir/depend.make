@@ -1,0 +1,2 @@
+# Empty dependencies file for lesson_04_fuse_adam.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for lesson_07_aot_run.
+# This may be replaced when dependencies are built.

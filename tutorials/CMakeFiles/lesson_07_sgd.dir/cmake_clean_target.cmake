@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "liblesson_07_sgd.a"
+)

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for lesson_09_gpu.
+# This may be replaced when dependencies are built.
