@@ -38,10 +38,16 @@ inline Members members_of(int world, int nsplit, int g) {
     return Members{first, (g + 1) * world / nsplit - first};
 }
 
-// Member `local`'s slice of `full` along dim: blocks of ceil(n / parts).
-inline Box slice_box(Box full, int dim, int parts, int local) {
+// Member `local`'s slice of `full` along dim: blocks of ceil(n / parts);
+// with pieces > 0, piece `piece` of it, cut the same way.
+inline Box slice_box(Box full, int dim, int parts, int local, int pieces = 0, int piece = 0) {
     const int64_t n = full.extent[dim], block = (n + parts - 1) / parts;
-    const int64_t begin = std::min(n, local * block), end = std::min(n, (local + 1) * block);
+    int64_t begin = std::min(n, local * block), end = std::min(n, (local + 1) * block);
+    if (pieces > 0) {
+        const int64_t s = end - begin, b = (s + pieces - 1) / pieces;
+        end = begin + std::min(s, (piece + 1) * b);
+        begin += std::min(s, piece * b);
+    }
     full.min[dim] = begin;
     full.extent[dim] = end - begin;
     return full;
@@ -58,12 +64,18 @@ struct FusedCase {
     int nsplit = 1, group = 0;
     int64_t chunk = 0; // chunk_elements
     bool strided = false;
+    // > 0: one chunk of an overlap along the sliced dimension, piece `piece`
+    // of `pieces` of every member's slice.
+    int pieces = 0, piece = 0;
 
     std::string str() const {
         std::ostringstream s;
         s << name << " " << full.to_string() << " dim " << dim << " op "
           << coconet_rt::reduce_op_name(op) << " " << coconet_rt::type_name(type) << " group "
           << group << " of split(" << nsplit << ") chunk " << chunk << (strided ? " strided" : "");
+        if (pieces > 0) {
+            s << " piece " << piece << " of " << pieces;
+        }
         return s.str();
     }
 };
@@ -114,6 +126,12 @@ inline std::vector<FusedCase> make_fused_cases(int R) {
                     c.chunk = chunks[serial % 3];
                     c.strided = (serial / 3) % 2 == 1;
                     cases.push_back(c);
+                    if (serial % 4 == 1) {
+                        c.name += "p";
+                        c.pieces = 2 + serial % 3;
+                        c.piece = serial % c.pieces;
+                        cases.push_back(c);
+                    }
                     serial++;
                 }
             }
@@ -289,6 +307,12 @@ inline coconet_fused_call make_call(const FusedCase &c, const char *name, int pa
     call.kernel_context = log;
     call.chunk_elements = c.chunk;
     call.path = path;
+    if (c.pieces > 0) {
+        call.ranged = 1;
+        call.range_dim = c.dim;
+        call.pieces = c.pieces;
+        call.piece = c.piece;
+    }
     return call;
 }
 
@@ -326,7 +350,8 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
     const bool member = g.has(r);
     Box nothing = c.full;
     nothing.extent[c.full.dims - 1] = 0;
-    const Box mine = member ? slice_box(c.full, c.dim, g.size, r - g.first) : nothing;
+    const Box mine =
+        member ? slice_box(c.full, c.dim, g.size, r - g.first, c.pieces, c.piece) : nothing;
     FusedBuf src(c.type, member ? c.full : nothing, c.strided);
     FusedBuf out0(c.type, mine, c.strided), out1(c.type, member ? c.full : nothing, !c.strided);
     for_each_point(src.box, [&](const int64_t *x) { src.at<T>(x) = input<T>(r, x, c.full.dims); });
@@ -387,7 +412,15 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
         }
     };
     compare(out0, mine, out0_of<T>, "out0");
-    compare(out1, c.full, out1_of<T>, "out1 (gathered)");
+    if (c.pieces == 0) {
+        compare(out1, c.full, out1_of<T>, "out1 (gathered)");
+    } else {
+        // Every member's piece, gathered; the rest of out1 is not the call's.
+        for (int q = g.first; q < g.first + g.size; q++) {
+            compare(out1, slice_box(c.full, c.dim, g.size, q - g.first, c.pieces, c.piece),
+                    out1_of<T>, "out1 (gathered piece)");
+        }
+    }
     return err.str();
 }
 
