@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_apps_asan.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for coconet_demo.
-# This may be replaced when dependencies are built.

@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_bench_adam_coconet_18.a"
-)

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_bench_adam_unscheduled_20.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_bench_embedding_all_to_all_unscheduled_16.
-# This may be replaced when dependencies are built.

@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_bench_gemm_all_to_all_baseline_producer_20.a"
-)

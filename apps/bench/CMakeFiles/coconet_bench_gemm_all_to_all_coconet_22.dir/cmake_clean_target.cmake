@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_bench_gemm_all_to_all_coconet_22.a"
-)

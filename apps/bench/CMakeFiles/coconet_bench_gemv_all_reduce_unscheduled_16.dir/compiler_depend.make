@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_bench_gemv_all_reduce_unscheduled_16.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for coconet_bench_gemv_all_reduce_unscheduled_22.
-# This may be replaced when dependencies are built.

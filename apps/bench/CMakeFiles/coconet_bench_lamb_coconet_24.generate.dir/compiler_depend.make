@@ -1,2 +1,0 @@
-# Empty custom commands generated dependencies file for coconet_bench_lamb_coconet_24.generate.
-# This may be replaced when dependencies are built.

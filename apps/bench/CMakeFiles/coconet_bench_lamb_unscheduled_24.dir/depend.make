@@ -1,2 +1,0 @@
-# Empty dependencies file for coconet_bench_lamb_unscheduled_24.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty custom commands generated dependencies file for coconet_bench_megatron_mlp_baseline_partial_16.generate.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_bench_megatron_mlp_baseline_partial_18.
-# This may be replaced when dependencies are built.

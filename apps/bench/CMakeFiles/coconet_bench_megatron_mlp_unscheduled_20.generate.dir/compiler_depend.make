@@ -1,2 +1,0 @@
-# Empty custom commands generated dependencies file for coconet_bench_megatron_mlp_unscheduled_20.generate.
-# This may be replaced when dependencies are built.

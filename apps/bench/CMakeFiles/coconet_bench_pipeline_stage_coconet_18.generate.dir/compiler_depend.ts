@@ -1,2 +1,0 @@
-# CMAKE generated file: DO NOT EDIT!
-# Timestamp file for custom commands dependencies management for coconet_bench_pipeline_stage_coconet_18.generate.

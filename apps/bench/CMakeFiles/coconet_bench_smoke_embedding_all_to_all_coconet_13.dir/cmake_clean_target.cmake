@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_bench_smoke_embedding_all_to_all_coconet_13.a"
-)

@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_bench_smoke_gemm_all_to_all_unscheduled_13.a"
-)

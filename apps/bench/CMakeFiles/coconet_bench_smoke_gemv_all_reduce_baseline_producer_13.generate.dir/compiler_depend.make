@@ -1,2 +1,0 @@
-# Empty custom commands generated dependencies file for coconet_bench_smoke_gemv_all_reduce_baseline_producer_13.generate.
-# This may be replaced when dependencies are built.

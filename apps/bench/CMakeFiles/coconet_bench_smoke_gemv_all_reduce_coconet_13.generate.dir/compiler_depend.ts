@@ -1,2 +1,0 @@
-# CMAKE generated file: DO NOT EDIT!
-# Timestamp file for custom commands dependencies management for coconet_bench_smoke_gemv_all_reduce_coconet_13.generate.

@@ -1,2 +1,0 @@
-# Empty dependencies file for coconet_bench_smoke_lamb_unscheduled_12.
-# This may be replaced when dependencies are built.

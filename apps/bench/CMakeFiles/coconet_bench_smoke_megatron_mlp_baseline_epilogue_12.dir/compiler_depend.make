@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_bench_smoke_megatron_mlp_baseline_epilogue_12.
-# This may be replaced when dependencies are built.

@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libgpu_adam_bench_cuda.a"
-)

@@ -1,2 +1,0 @@
-# Empty dependencies file for gpu_adam_bench_cuda.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for aot_adam.
-# This may be replaced when dependencies are built.

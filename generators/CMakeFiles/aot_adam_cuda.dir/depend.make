@@ -1,2 +1,0 @@
-# Empty dependencies file for aot_adam_cuda.
-# This may be replaced when dependencies are built.

@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libaot_adam_opencl.a"
-)

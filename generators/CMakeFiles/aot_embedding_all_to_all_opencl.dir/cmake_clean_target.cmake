@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libaot_embedding_all_to_all_opencl.a"
-)

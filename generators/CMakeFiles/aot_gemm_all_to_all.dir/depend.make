@@ -1,2 +1,0 @@
-# Empty dependencies file for aot_gemm_all_to_all.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for aot_gemv_all_reduce_opencl.
-# This may be replaced when dependencies are built.

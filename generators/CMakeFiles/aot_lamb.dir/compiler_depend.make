@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for aot_lamb.
-# This may be replaced when dependencies are built.

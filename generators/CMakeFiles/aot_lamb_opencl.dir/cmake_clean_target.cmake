@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libaot_lamb_opencl.a"
-)

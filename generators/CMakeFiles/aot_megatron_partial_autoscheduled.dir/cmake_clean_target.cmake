@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libaot_megatron_partial_autoscheduled.a"
-)

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for aot_pipeline_stage.
-# This may be replaced when dependencies are built.

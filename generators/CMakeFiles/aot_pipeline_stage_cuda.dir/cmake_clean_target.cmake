@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libaot_pipeline_stage_cuda.a"
-)

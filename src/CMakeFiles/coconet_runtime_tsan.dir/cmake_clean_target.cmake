@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libcoconet_runtime_tsan.a"
-)

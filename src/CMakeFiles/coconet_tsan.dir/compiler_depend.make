@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for coconet_tsan.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for mpi_fault_check.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for mpi_runtime_check_asan.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_flag_barrier.
-# This may be replaced when dependencies are built.

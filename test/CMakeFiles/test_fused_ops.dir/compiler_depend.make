@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for test_fused_ops.
-# This may be replaced when dependencies are built.

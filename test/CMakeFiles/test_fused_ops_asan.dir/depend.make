@@ -1,2 +1,0 @@
-# Empty dependencies file for test_fused_ops_asan.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_pass_gpu_schedule.
-# This may be replaced when dependencies are built.

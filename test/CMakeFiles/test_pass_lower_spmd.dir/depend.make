@@ -1,2 +1,0 @@
-# Empty dependencies file for test_pass_lower_spmd.
-# This may be replaced when dependencies are built.

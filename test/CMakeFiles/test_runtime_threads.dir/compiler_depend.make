@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for test_runtime_threads.
-# This may be replaced when dependencies are built.

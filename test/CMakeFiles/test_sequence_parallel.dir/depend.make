@@ -1,2 +1,0 @@
-# Empty dependencies file for test_sequence_parallel.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for lesson_01_layouts.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for lesson_02_collectives.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for lesson_04_fuse_adam.
-# This may be replaced when dependencies are built.

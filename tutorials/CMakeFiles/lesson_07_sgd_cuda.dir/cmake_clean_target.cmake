@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "liblesson_07_sgd_cuda.a"
-)

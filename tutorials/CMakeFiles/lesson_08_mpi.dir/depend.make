@@ -1,2 +1,0 @@
-# Empty dependencies file for lesson_08_mpi.
-# This may be replaced when dependencies are built.
