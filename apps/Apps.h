@@ -55,6 +55,19 @@ Halide::Expr adam_direction(const OptimizerConfig &c, const AdamState &s, Halide
 // v_new (Sliced(0)).
 Program adam(const OptimizerConfig &c);
 
+// Data-parallel SGD with momentum (beta1), weight decay and a clip of the
+// global gradient norm to 1: the momentum can only start once the norm is
+// reduced across ranks, so the update runs after it, in the all_gather of the
+// new weights. Inputs: g (Local), w (Replicated), m (Sliced(0)). Outputs:
+// w_new (Replicated), m_new (Sliced(0)). Split: w_slice computed in w_new's
+// pass; Fused: the momentum and the update too.
+struct ClipParts {
+    DFunc m_new, update, w_slice, w_new;
+};
+ClipParts sgd_clip_parts(const OptimizerConfig &c); // unscheduled
+Program sgd_clip_program(const ClipParts &parts);
+Program sgd_clip(const OptimizerConfig &c);
+
 // Data-parallel LAMB: Adam's moments, a weight-decayed update and a trust ratio
 // ||w|| / ||update|| from global norms (the update's norm is reduced across ranks).
 Program lamb(const OptimizerConfig &c);
@@ -69,6 +82,11 @@ struct MlpConfig {
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
     int overlap = 0;  // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
+    // The dimension the all_reduce is split along: 0, the hidden features
+    // (tensor parallelism), or 1, the batch's tokens (sequence parallelism:
+    // the epilogue runs on each rank's tokens, and an overlap's chunks are
+    // pieces of every rank's tokens).
+    int split_dim = 0;
     bool gpu = false; // as OptimizerConfig::gpu
     // false: no hand schedule of the compute either (left to an autoscheduler).
     bool hand_schedule = true;
@@ -169,7 +187,8 @@ struct AppCase {
 };
 
 // Every app under every Schedule ("adam", "adam (split)", "adam (fused)", ...),
-// and the Megatron block fused and overlapped, at small test sizes or the
+// the Megatron block fused and overlapped (tensor and sequence parallel), and
+// the clipped SGD unscheduled and fused, at small test sizes or the
 // demo's sizes; `gpu`: configured for a GPU target (OptimizerConfig::gpu).
 std::vector<AppCase> all_apps(bool demo_sizes = false, bool gpu = false);
 

@@ -64,6 +64,22 @@ std::vector<AppCase> all_apps(bool demo_sizes, bool gpu) {
     mlp.gpu = gpu;
     cases.push_back({"megatron_mlp (overlapped)", [=] { return megatron_mlp(mlp); }, 0.0});
     cases.back().fused = true;
+    // Sequence parallelism: split along the tokens, the overlap's chunks
+    // pieces of every rank's tokens.
+    mlp.split_dim = 1;
+    cases.push_back(
+        {"megatron_mlp (sequence parallel, overlapped)", [=] { return megatron_mlp(mlp); }, 0.0});
+    cases.back().fused = true;
+    // The clipped optimizer: the update in the new weights' all_gather pass.
+    for (Schedule sched : {Schedule::None, Schedule::Fused}) {
+        OptimizerConfig opt;
+        opt.n = demo_sizes ? 1 << 20 : 1000;
+        opt.schedule = sched;
+        opt.gpu = gpu;
+        cases.push_back({std::string("sgd_clip") + (sched == Schedule::None ? "" : " (fused)"),
+                         [=] { return sgd_clip(opt); }, 0.0});
+        cases.back().fused = sched == Schedule::Fused;
+    }
     // The pipeline's stages fused, each MatMul overlapped with its stage's pass.
     PipelineConfig pipe;
     if (demo_sizes) {

@@ -69,7 +69,7 @@ Program megatron_mlp(const MlpConfig &c) {
     if (c.schedule != Schedule::None) {
         // The all_reduce becomes reduce_scatter + all_gather, and the
         // element-wise epilogue runs on each rank's slice before the gather.
-        summed.split_collective(0);
+        summed.split_collective(c.split_dim);
         y.compute_sliced();
     }
     if (c.overlap > 0) {

@@ -82,8 +82,9 @@ struct DFuncContents {
     std::shared_ptr<DFuncContents> sliced_part, gathered;
 
     // Schedule (fuse_with): this Func is computed inside the pass owned by
-    // `fused_into`: a reduce_scatter (that of a split all_reduce), or the
-    // all_gather of this very Func (set on the Func computed on slices).
+    // `fused_into`: a reduce_scatter (that of a split all_reduce), or an
+    // all_gather of this Func or of a Func computed from it (set on the Func
+    // computed on slices).
     std::shared_ptr<DFuncContents> fused_into;
     // On a collective that owns a fused pass: how its pass runs.
     FuseOptions fuse_options;
@@ -141,7 +142,10 @@ public:
     // same pass: each rank writes its slice straight into its peers' copies.
     // `collective` may also be the all_gather of this Func: the pass then has
     // nothing to reduce, and each rank computes its slice and writes it into
-    // every peer's copy.
+    // every peer's copy. Element-wise producers of the gathered Func, sliced
+    // like it, may join that pass too (all of those between them and the
+    // gathered Func); those that are outputs or read later are written as
+    // their layouts say.
     DFunc &fuse_with(const DFunc &collective, const FuseOptions &options = FuseOptions());
 
     // Overlap: this collective (an all_reduce, a reduce_scatter, an

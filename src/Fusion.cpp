@@ -55,13 +55,43 @@ void check_member(const FusedPass &g, const DFuncContents &m, const Analysis &a)
     }
 }
 
+// In a gather's pass, every member but the gathered Func feeds another
+// member: a Func between them computed outside the pass would need the pass's
+// result before the pass runs.
+void check_gather_chain(const FusedPass &g) {
+    const DFuncContents *gathered = g.scatter->collective->source.get();
+    coconet_user_assert(g.computes(gathered))
+        << "fuse_with(" << g.members[0]->name << ", " << g.scatter->name << "): "
+        << g.scatter->name << " gathers " << gathered->name << ", which is not fused with it; "
+        << "fuse " << gathered->name << " too (its pass computes it last).";
+    for (const DFuncContents *m : g.members) {
+        if (m == gathered) {
+            continue;
+        }
+        bool read = false;
+        for (const DFuncContents *reader : g.members) {
+            for (const auto &def : definitions_of(*reader)) {
+                for (const auto &call : distributed_calls(*reader, def)) {
+                    read = read || call.callee.get() == m;
+                }
+            }
+        }
+        coconet_user_assert(read)
+            << "fuse_with(" << m->name << ", " << g.scatter->name << "): no Func fused with "
+            << g.scatter->name << " reads " << m->name << "; fuse the Funcs between " << m->name
+            << " and " << gathered->name << " with " << g.scatter->name << " too.";
+    }
+}
+
 } // namespace
 
 std::vector<FusedPass> find_fused_passes(const Analysis &analysis) {
     std::vector<FusedPass> passes;
     for (const DFunc &f : analysis.order) {
         const auto &c = f.get_contents();
-        if (!c->fused_into) {
+        // A Func fused into an all_gather the program never computes (no
+        // output needs it) is computed on its own.
+        if (!c->fused_into || !analysis.info.count(c->fused_into.get())) {
             continue;
         }
         auto g = std::find_if(passes.begin(), passes.end(),
@@ -75,6 +105,9 @@ std::vector<FusedPass> find_fused_passes(const Analysis &analysis) {
     for (const FusedPass &g : passes) {
         for (const DFuncContents *m : g.members) {
             check_member(g, *m, analysis);
+        }
+        if (!g.reduces()) {
+            check_gather_chain(g);
         }
     }
     return passes;

@@ -1,7 +1,9 @@
 // Pass: the fused passes of a scheduled program (fuse_with). Each groups a
-// reduce_scatter with the Funcs computed inside its pass, and checks what
-// only the layouts can tell: every fused Func is sliced exactly like the
-// reduce_scatter, and fused Funcs read each other element-wise.
+// reduce_scatter or an all_gather with the Funcs computed inside its pass, and
+// checks what only the whole program can tell: every fused Func is sliced
+// exactly like the collective's slices, fused Funcs read each other
+// element-wise, and a gather's pass computes the gathered Func with every
+// fused producer feeding it through fused Funcs.
 #ifndef COCONET_FUSION_H
 #define COCONET_FUSION_H
 

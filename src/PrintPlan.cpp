@@ -90,15 +90,16 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
         return join(parts, "; ");
     }
     case StepRole::PassCollective: {
-        if (!pass->reduces()) {
-            return "fused pass: computes " + f.collective->source->name +
-                   " on each rank's slice and writes it into every rank's copy";
-        }
-        std::string s = "fused pass: reduces each chunk of the rank's slice and computes";
+        std::string members;
         for (const DFuncContents *m : pass->members) {
-            s += " " + m->name;
+            members += " " + m->name;
         }
-        s += " in the same pass";
+        if (!pass->reduces()) {
+            return "fused pass: computes" + members + " on each rank's slice and writes " +
+                   f.collective->source->name + " into every rank's copy";
+        }
+        std::string s = "fused pass: reduces each chunk of the rank's slice and computes" +
+                        members + " in the same pass";
         if (step.overlapped_with) {
             s += "; overlapped with " + step.overlapped_with->name + ": " +
                  chunking(a.of(&f), step.chunks, step.chunk_dim) +

@@ -5,6 +5,7 @@
 #include "Rebuild.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace coconet {
@@ -105,6 +106,28 @@ std::string call_text(const std::string &name, const std::vector<Halide::Expr> &
     return s.str();
 }
 
+// Whether computing `consumer` reads `f`, directly or through other computed Funcs.
+bool computed_from(const DFuncContents &consumer, const DFuncContents *f) {
+    std::set<const DFuncContents *> seen;
+    std::vector<const DFuncContents *> work{&consumer};
+    while (!work.empty()) {
+        const DFuncContents *c = work.back();
+        work.pop_back();
+        if (c->kind != FuncKind::Compute || !c->func.defined() || !seen.insert(c).second) {
+            continue;
+        }
+        for (const auto &def : definitions_of(*c)) {
+            for (const auto &call : distributed_calls(*c, def)) {
+                if (call.callee.get() == f) {
+                    return true;
+                }
+                work.push_back(call.callee.get());
+            }
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
@@ -140,9 +163,13 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
         << where << name() << " is computed on slices by a collective, not by a computation.";
     coconet_user_assert(!part.fused_into)
         << where << name() << " is already fused with " << part.fused_into->name << ".";
-    coconet_user_assert(!gather || c.collective->source.get() == &part)
-        << where << c.name << " gathers " << c.collective->source->name << ", not " << part.name
-        << "; only the Func an all_gather gathers is computed in its pass.";
+    // A gather's pass computes the gathered Func and, before it, the Funcs it
+    // is computed from (find_fused_passes checks that none is left out between).
+    const DFuncContents &gathered = *c.collective->source;
+    coconet_user_assert(!gather || &gathered == &part || computed_from(gathered, &part))
+        << where << c.name << " gathers " << gathered.name << ", which is not computed from "
+        << part.name << "; only " << gathered.name
+        << " and the Funcs it is computed from run in the pass of " << c.name << ".";
     const Halide::Internal::Function fn = part.func.function();
     coconet_user_assert(fn.updates().empty())
         << where << name()

@@ -23,7 +23,7 @@ const Halide::Target opencl = Halide::get_host_target()
 const std::vector<int> ranks = {1, 2, 3, 4};
 
 // The all_apps cases of one app ("adam", "adam (split)", ...), on the device.
-void check_app_on_device(const std::string &app, double tolerance = 0.0) {
+void check_app_on_device(const std::string &app, double tolerance = 0.0, int min_cases = 3) {
     int cases = 0;
     for (const apps::AppCase &c : apps::all_apps(false, true)) {
         if (c.name != app && c.name.rfind(app + " (", 0) != 0) {
@@ -33,7 +33,7 @@ void check_app_on_device(const std::string &app, double tolerance = 0.0) {
         check_matches_reference(c.make(), ranks, tolerance, c.min_ranks, c.inputs, opencl);
         cases++;
     }
-    CHECK(cases >= 3);
+    CHECK(cases >= min_cases);
 }
 
 const std::vector<apps::Schedule> schedules = {apps::Schedule::None, apps::Schedule::Split,
@@ -55,6 +55,10 @@ TEST_CASE("megatron_mlp on the OpenCL device", "[device][megatron]") {
 
 TEST_CASE("two_stage_pipeline on the OpenCL device", "[device][pipeline]") {
     check_app_on_device("two_stage_pipeline");
+}
+
+TEST_CASE("sgd_clip on the OpenCL device", "[device][sgd_clip]") {
+    check_app_on_device("sgd_clip", 0.0, 2);
 }
 
 TEST_CASE("embedding + all_to_all on the OpenCL device", "[device][embedding]") {

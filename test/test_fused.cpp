@@ -131,8 +131,8 @@ TEST_CASE("fused LAMB: two passes with the norms between them", "[schedules][fus
     const std::string plan = print_plan(lowered, 2);
     CHECK_THAT(plan, Contains("computes m_new v_new update in the same pass"));
     CHECK_THAT(plan, Contains("fused pass 3 of w_new"));
-    CHECK_THAT(plan, Contains("[fused pass: computes w_slice on each rank's slice and writes it "
-                              "into every rank's copy]"));
+    CHECK_THAT(plan, Contains("[fused pass: computes w_slice on each rank's slice and writes "
+                              "w_slice into every rank's copy]"));
     CHECK_THAT(plan, Contains("collective u_norm2 = all_reduce<sum>(u_norm2_part)"));
     // ||w|| needs nothing from the passes and may come first; the update's
     // norm (a Halide pipeline) runs between the two passes.
@@ -159,8 +159,9 @@ TEST_CASE("fuse_with refuses what it cannot fuse", "[schedules][fused][error]") 
                         "all_gather has a pass to fuse a computation into."));
     DFunc gathered = all_gather(s, "gathered");
     CHECK_THAT(message_of<UserError>([&] { a.fuse_with(gathered); }),
-               Contains("fuse_with(a, gathered): gathered gathers s, not a; only the Func an "
-                        "all_gather gathers is computed in its pass."));
+               Contains("fuse_with(a, gathered): gathered gathers s, which is not computed "
+                        "from a; only s and the Funcs it is computed from run in the pass of "
+                        "gathered."));
     CHECK_THAT(message_of<UserError>([&] { a.fuse_with(broadcast(g, 0, "b")); }),
                Contains("fuse_with(a, b): b is a broadcast; only a reduce_scatter"));
     CHECK_THAT(message_of<UserError>([&] { a.fuse_with(w); }),

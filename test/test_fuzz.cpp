@@ -1,6 +1,7 @@
 // Property test: random programs with random legal schedules (split_collective,
 // compute_sliced, fuse_with and overlap on random subsets and in random orders,
-// random chunk sizes of the fused pass and chunk counts of the overlap, Halide
+// producers fused into an all_gather's pass, random chunk sizes of the fused
+// pass and chunk counts and dimensions of the overlap, Halide
 // vector widths on the compute, the fused passes' direct and ring paths),
 // random shapes, sliced dimensions, ops and rank counts, and one case in eight
 // JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI) all equal
@@ -94,8 +95,9 @@ Drawn draw(std::mt19937 &rng) {
     // fuse_with needs the split; a is sliced like the reduce_scatter, b only
     // once computed on slices.
     const bool fuse_a = split && pick(0, 1), fuse_b = slice_b && pick(0, 1);
-    // Else a may be computed in the pass of its own all_gather.
-    const bool gather_a = !fuse_a && pick(0, 1);
+    // Else a may be computed in the pass of its own all_gather, and with it
+    // its producer ap.
+    const bool gather_a = !fuse_a && pick(0, 1), gather_ap = gather_a && pick(0, 1);
     FuseOptions fuse;
     fuse.chunk_elements = std::vector<int>{0, 1, 3, 7}[pick(0, 3)];
     // Halide's own directives on the compute: a vector width for a (1: none).
@@ -118,11 +120,12 @@ Drawn draw(std::mt19937 &rng) {
         gp(i, j) = g(i, j) * 1.5f;
     }
     DFunc t = all_reduce(gp, op, "t");
-    // Overlap in chunks of the outer dimension, which must not be the sliced
-    // one of a reduce_scatter (split along dimension 1).
-    const int overlap = !split || d == 0 ? pick(0, 3) : 0;
-    DFunc a("a"), b("b"), c("c");
-    a(i, j) = s(i, j) * 0.5f + t(i, j);   // sliced like s
+    // Overlap in chunks of any dimension (-1: the default); along the
+    // reduce_scatter's sliced one, pieces of every slice.
+    const int overlap = pick(0, 3), overlap_dim = pick(-1, 1);
+    DFunc ap("ap"), a("a"), b("b"), c("c");
+    ap(i, j) = s(i, j) * 0.5f;            // sliced like s
+    a(i, j) = ap(i, j) + t(i, j);         // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
     c(i, j) = t(n0 - 1 - i, j) + w(i, j); // replicated, reads other indices
     if (width > 1) {
@@ -140,7 +143,7 @@ Drawn draw(std::mt19937 &rng) {
         });
     }
     if (overlap > 0) {
-        directives.push_back([&, overlap] { t.overlap(gp, overlap); });
+        directives.push_back([&, overlap, overlap_dim] { t.overlap(gp, overlap, overlap_dim); });
     }
     if (fuse_a) {
         directives.push_back([&] { a.fuse_with(t, fuse); });
@@ -148,6 +151,9 @@ Drawn draw(std::mt19937 &rng) {
     DFunc a_all = all_gather(a, "a_all");
     if (gather_a) {
         directives.push_back([&] { a.fuse_with(a_all, fuse); });
+    }
+    if (gather_ap) {
+        directives.push_back([&] { ap.fuse_with(a_all, fuse); });
     }
     std::shuffle(directives.begin(), directives.end(), rng);
     if (split) {
@@ -157,7 +163,7 @@ Drawn draw(std::mt19937 &rng) {
         directive();
     }
     Program p("fuzz");
-    const int outputs = pick(1, 7); // a non-empty subset of {a, b, c}
+    const int outputs = pick(1, 15); // a non-empty subset of {a, b, c, ap}
     if (outputs & 1) {
         p.output(a_all, Replicated()).output(a, Sliced(d));
     }
@@ -167,11 +173,14 @@ Drawn draw(std::mt19937 &rng) {
     if (outputs & 4) {
         p.output(c, Replicated());
     }
+    if (outputs & 8) {
+        p.output(ap, Sliced(d));
+    }
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
-         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << ", overlap chunks "
-         << overlap << ", chunk " << fuse.chunk_elements << ", vector width " << width << ", path "
+         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << " (ap too "
+         << gather_ap << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk " << fuse.chunk_elements << ", vector width " << width << ", path "
          << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs
          << ", gp register tiles "
          << (tile_x ? std::to_string(tile_x) + "x" + std::to_string(tile_y) : "none");

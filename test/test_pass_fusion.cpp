@@ -64,6 +64,28 @@ TEST_CASE("find_fused_passes: none without fuse_with, and a pass that only gathe
     CHECK_FALSE(passes[0].computes(contents(gathered)));
 }
 
+TEST_CASE("find_fused_passes: a gather's pass with the gathered Func's producers",
+          "[passes][schedules]") {
+    DFunc x = input("x", Halide::Float(32), {8}, Sliced(0));
+    Var i("i");
+    DFunc u("u"), v("v");
+    u(i) = x(i) + 1.0f;
+    v(i) = u(i) * 2.0f;
+    DFunc gathered = all_gather(v, "gathered");
+    u.fuse_with(gathered);
+    v.fuse_with(gathered);
+    Program both("both");
+    both.output(gathered, Replicated()).output(u, Sliced(0));
+    const std::vector<FusedPass> passes = find_fused_passes(analyze(both));
+    REQUIRE(passes.size() == 1);
+    CHECK(passes[0].members == std::vector<const DFuncContents *>{contents(u), contents(v)});
+    CHECK(passes[0].gathers(*contents(gathered)));
+    // Without the gather among the outputs there is no pass: u is computed on its own.
+    Program alone("alone");
+    alone.output(u, Sliced(0));
+    CHECK(find_fused_passes(analyze(alone)).empty());
+}
+
 TEST_CASE("find_fused_passes refuses a member sliced unlike the pass", "[passes][error]") {
     DFunc g = input("g", Halide::Float(32), {12}, Local());
     DFunc w = input("w", Halide::Float(32), {12}, Replicated());

@@ -6,7 +6,8 @@
 // all_reduce completes. The schedule splits that all_reduce, fuses the
 // element-wise epilogue into it (as lesson 4 did for Adam), and overlaps the
 // second MatMul with the communication: the MatMul computes the next chunk of
-// the batch while the previous chunk is being reduced.
+// the batch while the previous chunk is being reduced. Its last step does the
+// same for sequence parallelism, where the chunks cut the sliced dimension.
 //
 // Build and run it from the repository root (./scripts/test.sh or
 // ./scripts/demo.sh configures the build directory `build` first):
@@ -65,8 +66,8 @@ int main() {
     //
     // In the plan below, the kernel `partial` (the second MatMul) is
     // "computed chunk by chunk, overlapped with the fused pass of
-    // summed_rs", and the pass itself says how many tiles of the outermost
-    // dimension (the batch) it runs in. While the pass reduces chunk j, a
+    // summed_rs", and the pass itself says how many tiles of which dimension
+    // (the outermost, the batch) it runs in. While the pass reduces chunk j, a
     // second thread of the rank computes chunk j + 1 of the MatMul.
     config.schedule = apps::Schedule::Fused;
     config.overlap = 4;
@@ -169,6 +170,33 @@ int main() {
     // rank too.
     if (!matches_on("my fused, overlapped block", JitProgram(mine), mine, reference_program,
                     {1, 2, 3}, make_inputs)) {
+        return 1;
+    }
+
+    // Step 5: sequence parallelism, overlapped along the sliced dimension.
+    //
+    // Megatron-LM's sequence parallelism keeps the epilogue's activations
+    // split along the tokens (here the batch b, dimension 1) instead of
+    // replicated: the row-parallel MatMul's partial sums are reduce-scattered
+    // along the tokens, the epilogue runs on each rank's tokens, and an
+    // all_gather rebuilds the whole activation where the next layer needs it.
+    const apps::MlpParts sp = apps::megatron_partial(config);
+    DFunc tokens = reduce_scatter(sp.partial, 1, ReduceOp::Sum, "tokens");
+    DFunc y_tokens = apps::megatron_epilogue(config, sp.x, tokens, sp.b2);
+    DFunc y_all = all_gather(y_tokens, "y_all");
+    // The chunks of an overlap run along the outermost dimension that works,
+    // here the tokens, which are also the sliced dimension: chunk j is then
+    // piece j of every rank's slice, so that every rank sends and receives
+    // in every step. overlap(producer, k, dim) picks another dimension.
+    tokens.overlap(sp.partial, 4);
+    y_tokens.fuse_with(tokens);
+    Program sequence("my_sequence_parallel");
+    sequence.output(y_all, Replicated());
+    printf("%s\n", print_plan(lower(sequence), 3).c_str());
+    // Its reference is its own program's, unscheduled (the reference ignores
+    // schedules).
+    if (!matches_on("sequence parallel, overlapped along the tokens", JitProgram(sequence),
+                    sequence, sequence, {1, 2, 3}, make_inputs)) {
         return 1;
     }
 

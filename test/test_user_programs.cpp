@@ -1,0 +1,233 @@
+// Two programs a new user writes, under the schedules they want (the second
+// is also apps::sgd_clip, so that the MPI and device tests run it):
+// - a Megatron-style sequence-parallel block (row-parallel MatMul,
+//   reduce_scatter along the tokens, bias + residual + LayerNorm per token on
+//   slices, all_gather) overlapped along the tokens, which is both the
+//   outermost and the sliced dimension: chunk j is piece j of every rank's
+//   slice;
+// - a data-parallel optimizer whose update needs a global norm first
+//   (gradient clipping): the momentum and the weights are computed in the
+//   all_gather's pass.
+// Every schedule equals the single-process reference on 1 to 5 ranks at sizes
+// no count divides.
+#include "Apps.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using coconet_test::check_matches_reference;
+using coconet_test::message_of;
+using Halide::Var;
+
+namespace {
+
+const std::vector<int> kRanks = {1, 2, 3, 4, 5};
+
+enum class Sp { None, Overlapped, Fused, FusedOverlapped };
+
+struct SpConfig {
+    int hidden = 6, ffn = 10, tokens = 13;
+    Sp schedule = Sp::None;
+    int chunks = 0;
+    int chunk_dim = -1;
+};
+
+// out = all_gather(norm(reduce_scatter(w x, tokens) + bias + residual)): x is
+// sliced along the ffn dimension (the row-parallel MatMul's contraction), the
+// residual along the tokens.
+Program sequence_parallel(const SpConfig &c) {
+    DFunc x = input("x", Halide::Float(32), {c.ffn, c.tokens}, Sliced(0));
+    DFunc w = input("w", Halide::Float(32), {c.hidden, c.ffn}, Sliced(1));
+    DFunc bias = input("bias", Halide::Float(32), {c.hidden}, Replicated());
+    DFunc residual = input("residual", Halide::Float(32), {c.hidden, c.tokens}, Sliced(1));
+    Var h("h"), t("t");
+    Halide::RDom f(0, c.ffn, "f");
+    DFunc partial("partial");
+    partial(h, t) = 0.0f;
+    partial(h, t) += w(h, f) * x(f, t);
+    DFunc summed = reduce_scatter(partial, 1, ReduceOp::Sum, "summed");
+    DFunc y("y");
+    y(h, t) = summed(h, t) + bias(h) + residual(h, t);
+    // LayerNorm per token (without gain and bias).
+    Halide::RDom k(0, c.hidden, "k");
+    DFunc mean("mean"), var("var");
+    mean(t) = 0.0f;
+    mean(t) += y(k, t) / c.hidden;
+    var(t) = 0.0f;
+    var(t) += (y(k, t) - mean(t)) * (y(k, t) - mean(t)) / c.hidden;
+    DFunc normed("normed");
+    normed(h, t) = (y(h, t) - mean(t)) / Halide::sqrt(var(t) + 1e-5f);
+    DFunc out = all_gather(normed, "out");
+    if (c.schedule == Sp::Fused || c.schedule == Sp::FusedOverlapped) {
+        y.fuse_with(summed);
+    }
+    if (c.schedule == Sp::Overlapped || c.schedule == Sp::FusedOverlapped) {
+        summed.overlap(partial, c.chunks, c.chunk_dim);
+    }
+    Program p("sequence_parallel");
+    p.output(out, Replicated());
+    return p;
+}
+
+// Which Funcs of apps::sgd_clip run in w_new's pass: none, w_slice (the
+// app's Split), update and w_slice, or all three (the app's Fused).
+enum class Clip { None, Weights, UpdateAndWeights, All };
+
+Program clipped(Clip schedule, int n = 29) {
+    apps::OptimizerConfig c;
+    c.n = n;
+    apps::ClipParts p = apps::sgd_clip_parts(c);
+    if (schedule != Clip::None) {
+        p.w_slice.fuse_with(p.w_new);
+    }
+    if (schedule == Clip::UpdateAndWeights || schedule == Clip::All) {
+        p.update.fuse_with(p.w_new);
+    }
+    if (schedule == Clip::All) {
+        p.m_new.fuse_with(p.w_new);
+    }
+    return apps::sgd_clip_program(p);
+}
+
+} // namespace
+
+TEST_CASE("sequence parallelism overlaps along the sliced tokens", "[schedules][overlap]") {
+    for (Sp schedule : {Sp::None, Sp::Overlapped, Sp::Fused, Sp::FusedOverlapped}) {
+        const bool overlapped = schedule == Sp::Overlapped || schedule == Sp::FusedOverlapped;
+        for (int chunks : {1, 2, 3, 4}) {
+            // -1: the default (the tokens, the sliced dimension); 0: hidden.
+            for (int dim : {-1, 0}) {
+                if (!overlapped && (chunks > 1 || dim >= 0)) {
+                    continue;
+                }
+                INFO("schedule " << (int)schedule << ", " << chunks << " chunks along " << dim);
+                SpConfig c;
+                c.schedule = schedule;
+                c.chunks = chunks;
+                c.chunk_dim = dim;
+                check_matches_reference(sequence_parallel(c), kRanks);
+            }
+        }
+    }
+    SpConfig c;
+    c.schedule = Sp::FusedOverlapped;
+    c.chunks = 3;
+    const std::string plan = print_plan(lower(sequence_parallel(c)), 3);
+    CHECK_THAT(plan, Contains("collective summed = reduce_scatter<sum>(partial)  Sliced(1)  "
+                              "r0:[0..6,0..5] r1:[0..6,5..10] r2:[0..6,10..13]  [fused pass: "
+                              "reduces each chunk of the rank's slice and computes y in the same "
+                              "pass; overlapped with partial: each rank's slice in 3 pieces along "
+                              "dimension 1 (piece j of every slice moves in step j)"));
+    c.chunk_dim = 0;
+    c.schedule = Sp::Overlapped;
+    CHECK_THAT(print_plan(lower(sequence_parallel(c)), 3),
+               Contains("[overlapped with partial: 3 tiles of 2 along dimension 0, the next tile "
+                        "computed while this one moves]"));
+}
+
+TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {
+    // A reduce_scatter and an all_to_all over 3-D values whose middle
+    // dimension is sliced: chunks along each dimension, pieces of every
+    // slice along the sliced one.
+    DFunc x = input("x", Halide::Float(32), {5, 7, 4}, Local());
+    DFunc s = input("s", Halide::Float(32), {5, 7, 4}, Sliced(0));
+    Var i("i"), j("j"), k("k");
+    for (int dim : {-1, 0, 1, 2}) {
+        INFO("chunks along " << dim);
+        DFunc p("p");
+        p(i, j, k) = x(i, j, k) * 2.0f + Halide::cast<float>(i + 3 * j);
+        DFunc scattered = reduce_scatter(p, 1, ReduceOp::Sum, "scattered");
+        scattered.overlap(p, 3, dim);
+        Program rs("overlap_reduce_scatter");
+        rs.output(scattered, Sliced(1));
+        check_matches_reference(rs, kRanks);
+        if (dim == 0) {
+            continue; // the all_to_all's input is sliced along 0
+        }
+        DFunc q("q");
+        q(i, j, k) = s(i, j, k) + 1.0f;
+        DFunc moved = all_to_all(q, 1, 0, "moved");
+        moved.overlap(q, 2, dim);
+        Program a2a("overlap_all_to_all");
+        a2a.output(moved, Sliced(1));
+        check_matches_reference(a2a, kRanks);
+    }
+}
+
+TEST_CASE("a gather's pass computes the producers of the gathered Func", "[schedules][fused]") {
+    for (Clip schedule : {Clip::None, Clip::Weights, Clip::UpdateAndWeights, Clip::All}) {
+        INFO("schedule " << (int)schedule);
+        check_matches_reference(clipped(schedule), kRanks);
+    }
+    const LoweredProgram lowered = lower(clipped(Clip::All));
+    const std::string plan = print_plan(lowered, 3);
+    CHECK_THAT(plan, Contains("[fused pass: computes m_new update w_slice on each rank's slice and "
+                              "writes w_slice into every rank's copy]"));
+    CHECK_THAT(plan, Contains("kernel     m_new  Sliced(0)  r0:[0..10] r1:[10..20] r2:[20..29]  "
+                              "[computed inside the fused pass of w_new]"));
+    int passes = 0;
+    for (const SpmdSegment &seg : lowered.spmd.segments) {
+        passes += seg.fused_pass >= 0 ? 1 : 0;
+    }
+    CHECK(passes == 1);
+    for (const PlanStep &step : lowered.spmd.steps) {
+        const std::string name = step.func->name;
+        if (name == "m_new" || name == "update") {
+            INFO(name);
+            CHECK(step.role == StepRole::FusedMember);
+        }
+    }
+}
+
+TEST_CASE("the clipped update moves its memory once, in the gather's pass",
+          "[schedules][fused][traffic]") {
+    const int n = 1000;
+    const Program p = clipped(Clip::All, n);
+    for (int ranks : {1, 2, 3, 4}) {
+        INFO(ranks << " ranks");
+        std::vector<RankTraffic> traffic;
+        JitProgram(p).run_threads(ranks, make_inputs(p, ranks, 5), 5.0, &traffic);
+        uint64_t bytes = 0, fused_ops = 0, gathers = 0;
+        for (const RankTraffic &t : traffic) {
+            bytes += t.bytes[COCONET_FUSED];
+            fused_ops += t.ops[COCONET_FUSED];
+            gathers += t.ops[COCONET_ALL_GATHER];
+        }
+        // One pass per rank: the reduced gradient, m and w read once over the
+        // slices (12 N), m_new written (4 N), R copies of the new weights
+        // (4 R N); the scale, a scalar, once per chunk.
+        const uint64_t bound = (uint64_t)(4 * ranks + 16) * n;
+        CHECK(bytes <= bound + 64);
+        CHECK(bytes >= bound);
+        CHECK(fused_ops == (uint64_t)ranks);
+        CHECK(gathers == 0);
+    }
+}
+
+TEST_CASE("a gather's pass refuses Funcs it cannot compute", "[schedules][fused][error]") {
+    apps::OptimizerConfig c;
+    c.n = 29;
+    // m_new without update between it and w_slice: update would need the
+    // pass's m_new before the pass runs.
+    apps::ClipParts skipped = apps::sgd_clip_parts(c);
+    skipped.w_slice.fuse_with(skipped.w_new);
+    skipped.m_new.fuse_with(skipped.w_new);
+    CHECK_THAT(message_of<UserError>([&] { lower(apps::sgd_clip_program(skipped)); }),
+               Contains("fuse_with(m_new, w_new): no Func fused with w_new reads m_new; fuse the "
+                        "Funcs between m_new and w_slice with w_new too."));
+    // A producer fused without the gathered Func.
+    apps::ClipParts alone = apps::sgd_clip_parts(c);
+    alone.update.fuse_with(alone.w_new);
+    CHECK_THAT(message_of<UserError>([&] { lower(apps::sgd_clip_program(alone)); }),
+               Contains("fuse_with(update, w_new): w_new gathers w_slice, which is not fused with "
+                        "it; fuse w_slice too (its pass computes it last)."));
+    // A Func that w_slice is not computed from.
+    DFunc s = input("s", Halide::Float(32), {c.n}, Sliced(0));
+    DFunc other("other");
+    Var i("i");
+    other(i) = s(i) * 2.0f;
+    CHECK_THAT(message_of<UserError>([&] { other.fuse_with(alone.w_new); }),
+               Contains("fuse_with(other, w_new): w_new gathers w_slice, which is not computed "
+                        "from other; only w_slice and the Funcs it is computed from run in the "
+                        "pass of w_new."));
+}
