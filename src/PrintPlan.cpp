@@ -208,6 +208,13 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";
     }
     s << "\n";
+    if (std::any_of(spmd.steps.begin(), spmd.steps.end(),
+                    [](const PlanStep &p) { return p.chunks > 1; })) {
+        s << "  tiles: each overlapped step's count is the most it runs; on each communicator "
+             "its first calls time it and fewer (halving down to 1, no overlap) and keep the "
+             "fastest (coconet_comm_overlap_report; COCONET_OVERLAP_TUNING=off keeps the "
+             "schedule's)\n";
+    }
     return s.str();
 }
 

@@ -56,6 +56,7 @@ struct Record {
     double median, min, max;
     double bytes_per_rank, stream_gbps, t_min; // t_min < 0: no memory bound (see docs)
     double max_diff;                           // against the unscheduled program
+    std::string tiles; // the tile counts its overlapped steps chose (coconet_comm_overlap_report)
 };
 
 // Bytes all ranks together must move per element (docs/performance.md):
@@ -542,6 +543,13 @@ private:
             const char *name = entry.first;
             Variant v = entry.second();
             const double warm = timed(v.step);
+            // Overlapped steps tune their tile count over their first calls
+            // on a communicator: time them once every rank has settled.
+            for (int k = 0; k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1,
+                                             COCONET_MAX) > 0;
+                 k++) {
+                timed(v.step);
+            }
             const int reps = std::max(3, std::min(o_.reps, (int)(2.0 / std::max(warm, 1e-9))));
             std::vector<double> t;
             for (int r = 0; r < reps; r++) {
@@ -559,12 +567,26 @@ private:
                 diff = max_abs_diff({{{"out", out}}}, {{{"out", reference}}});
             }
             diff = reduce(diff, COCONET_MAX);
-            record(app, name, n, t, diff, reduce(scale, COCONET_MAX));
+            record(app, name, n, t, diff, reduce(scale, COCONET_MAX), new_tile_choices());
         }
     }
 
+    // The lines of coconet_comm_overlap_report not returned before: the
+    // choices of the variant just timed.
+    std::string new_tile_choices() {
+        std::istringstream report(coconet_comm_overlap_report(comm_));
+        std::string line, fresh;
+        while (std::getline(report, line)) {
+            if (reported_.insert(line).second) {
+                fresh += (fresh.empty() ? "" : "; ") + line;
+            }
+        }
+        return fresh;
+    }
+
     void record(const std::string &app, const char *variant, int64_t n,
-                const std::vector<double> &t, double diff, double scale) {
+                const std::vector<double> &t, double diff, double scale,
+                const std::string &tiles) {
         const double b = bytes_per_element(app, size_);
         Record r{app,
                  variant,
@@ -577,13 +599,17 @@ private:
                  b * (double)n / size_,
                  stream_gbps_,
                  b > 0 ? b * (double)n / (stream_gbps_ * 1e9) : -1.0,
-                 diff};
+                 diff,
+                 tiles};
         const std::string ratio =
             r.t_min > 0 ? "  T/T_min " + std::to_string(r.median / r.t_min).substr(0, 5) : "";
         say("[bench] %-23s %-11s %-7s R=%d n=2^%-2d  median %9.3f ms  (min %9.3f, max %9.3f)"
             "%s  max diff %.2g\n",
             app.c_str(), variant, r.backend.c_str(), size_, (int)std::log2((double)n),
             r.median * 1e3, r.min * 1e3, r.max * 1e3, ratio.c_str(), diff);
+        if (!tiles.empty()) {
+            say("[bench]   tiles: %s\n", tiles.c_str());
+        }
         if (rank_ == 0) {
             records_->push_back(r);
         }
@@ -599,6 +625,7 @@ private:
     coconet_comm *comm_;
     const Options &o_;
     std::vector<Record> *records_;
+    std::set<std::string> reported_; // overlap report lines already recorded
     int rank_, size_;
     double stream_gbps_ = 0;
 };
@@ -619,7 +646,7 @@ void write_json(const std::string &path, const std::vector<Record> &records) {
         } else {
             f << "null";
         }
-        f << ", \"max_diff\": " << r.max_diff << "}" << (i + 1 < records.size() ? "," : "") << "\n";
+        f << ", \"max_diff\": " << r.max_diff << ", \"tiles\": \"" << r.tiles << "\"}" << (i + 1 < records.size() ? "," : "") << "\n";
     }
     f << "]\n";
     coconet_user_assert(f.good()) << "cannot write " << path;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "ChunkLoop.h"
 #include "Comm.h"
 #include "Device.h"
+#include "OverlapTuning.h"
 
 namespace {
 
@@ -872,12 +874,62 @@ private:
         device_check(rc, "computing a chunk of an overlapped source on the device");
     }
 
-    // How an overlapped step cuts its value along `dim`: when that is the
-    // dimension the value is sliced along (`sliced`) among `group`, piece j
-    // of every member's slice, else ranges.
-    coconet_rt::Chunking chunking(int s, int dim, int sliced, int64_t n,
-                                  const coconet_rt::Group &group) const {
-        return coconet_rt::Chunking{n, p_.steps[s].chunks, dim == sliced ? group.size : 0};
+    // How an overlapped step cuts its value of extent n along `dim` into
+    // `chunks`: when that is the dimension the value is sliced along
+    // (`sliced`) among `group`, piece j of every member's slice, else ranges.
+    static coconet_rt::Chunking chunking(int chunks, int dim, int sliced, int64_t n,
+                                         const coconet_rt::Group &group) {
+        return coconet_rt::Chunking{n, chunks, dim == sliced ? group.size : 0};
+    }
+
+    // Runs overlapped step s, run(chunks) returning false on failure, in the
+    // tile count its tuner on this communicator gives (OverlapTuning.h),
+    // timing the call while it tunes.
+    template<typename Run>
+    void run_tuned(int s, Run &&run) {
+        const coconet_aot_step &st = p_.steps[s];
+        const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
+        const std::string key = std::string(p_.name) + " step " + std::to_string(s) + " (" +
+                                (what ? what : "") + ")";
+        auto it = comm_->overlap_tuners.find(key);
+        if (it == comm_->overlap_tuners.end() || it->second.scheduled() != st.chunks) {
+            it = comm_->overlap_tuners
+                     .insert_or_assign(key, coconet_rt::OverlapTuner(
+                                                st.chunks, coconet_rt::overlap_tuning_enabled()))
+                     .first;
+        }
+        coconet_rt::OverlapTuner &tuner = it->second;
+        const auto start = std::chrono::steady_clock::now();
+        if (!run(tuner.chunks())) {
+            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
+        }
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        if (tuner.record(took.count())) {
+            tuner.decide(slowest_rank(tuner.best(), key));
+        }
+    }
+
+    // The elementwise maximum of `times` over the world's ranks.
+    std::vector<double> slowest_rank(std::vector<double> times, const std::string &what) {
+        halide_dimension_t d(0, (int32_t)times.size(), 1);
+        halide_buffer_t in{};
+        in.host = reinterpret_cast<uint8_t *>(times.data());
+        in.type = halide_type_t(halide_type_float, 64);
+        in.dimensions = 1;
+        in.dim = &d;
+        std::vector<double> out(times.size());
+        halide_buffer_t res = in;
+        res.host = reinterpret_cast<uint8_t *>(out.data());
+        coconet_collective_desc desc;
+        coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
+        desc.op = COCONET_MAX;
+        desc.dims = 1;
+        desc.extents[0] = (int32_t)times.size();
+        const std::string name = "the tile-count tuning of " + what;
+        if (coconet_collective_call(comm_, name.c_str(), &desc, &in, &res) != COCONET_OK) {
+            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
+        }
+        return out;
     }
 
     // This rank's part of chunk j along `dim` of a value whose box it holds
@@ -903,25 +955,27 @@ private:
         }
         c.src = source;
         const int dim = st.pass.range_dim;
-        const coconet_rt::Chunking ch = chunking(s, dim, st.pass.dim, st.pass.n[dim],
-                                                 coconet_rt::group_of(size_, c.nsplit, c.group));
-        auto produce = [&](int j) {
-            for (const coconet_rt::Range &r : ch.parts(j)) {
-                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
-            }
-        };
-        auto reduce = [&](int j) {
-            c.ranged = 1;
-            const coconet_rt::Range r = ch.parts(j).empty() ? coconet_rt::Range{} : ch.parts(j)[0];
-            c.range_min = (int32_t)r.begin;
-            c.range_extent = (int32_t)r.size();
-            c.pieces = ch.chunks;
-            c.piece = j;
-            return coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
-        };
-        if (!coconet_rt::run_steps(ch.count(), produce, reduce)) {
-            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
-        }
+        run_tuned(s, [&](int chunks) {
+            const coconet_rt::Chunking ch =
+                chunking(chunks, dim, st.pass.dim, st.pass.n[dim],
+                         coconet_rt::group_of(size_, c.nsplit, c.group));
+            auto produce = [&](int j) {
+                for (const coconet_rt::Range &r : ch.parts(j)) {
+                    produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
+                }
+            };
+            auto reduce = [&](int j) {
+                c.ranged = 1;
+                const coconet_rt::Range r =
+                    ch.parts(j).empty() ? coconet_rt::Range{} : ch.parts(j)[0];
+                c.range_min = (int32_t)r.begin;
+                c.range_extent = (int32_t)r.size();
+                c.pieces = ch.chunks;
+                c.piece = j;
+                return coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
+            };
+            return coconet_rt::run_steps(ch.count(), produce, reduce);
+        });
     }
 
     // An unfused collective overlapped with its producer: chunk j's
@@ -934,29 +988,30 @@ private:
         to_host(dst);
         const int dim = desc.chunk_dim;
         const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
-        const coconet_rt::Chunking ch = chunking(s, dim, desc.dim, desc.extents[dim], group);
-        auto produce = [&](int j) {
-            for (const coconet_rt::Range &r : ch.parts(j)) {
-                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), nullptr);
-            }
-        };
-        auto move = [&](int j) {
-            // A piece of every slice reads the source wherever the pieces are.
-            std::unique_ptr<coconet_rt::BufferView> in;
-            if (ch.slices == 0) {
-                in = std::make_unique<coconet_rt::BufferView>(
-                    source, own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
-            }
-            coconet_rt::BufferView out(dst,
-                                       own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
-            desc.chunks = ch.chunks;
-            desc.chunk_index = j;
-            return coconet_collective_call(comm_, st.collective_name, &desc,
-                                           in ? &in->buf : source, &out.buf) == COCONET_OK;
-        };
-        if (!coconet_rt::run_steps(ch.count(), produce, move)) {
-            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
-        }
+        run_tuned(s, [&](int chunks) {
+            const coconet_rt::Chunking ch =
+                chunking(chunks, dim, desc.dim, desc.extents[dim], group);
+            auto produce = [&](int j) {
+                for (const coconet_rt::Range &r : ch.parts(j)) {
+                    produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), nullptr);
+                }
+            };
+            auto move = [&](int j) {
+                // A piece of every slice reads the source wherever the pieces are.
+                std::unique_ptr<coconet_rt::BufferView> in;
+                if (ch.slices == 0) {
+                    in = std::make_unique<coconet_rt::BufferView>(
+                        source, own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
+                }
+                coconet_rt::BufferView out(
+                    dst, own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
+                desc.chunks = ch.chunks;
+                desc.chunk_index = j;
+                return coconet_collective_call(comm_, st.collective_name, &desc,
+                                               in ? &in->buf : source, &out.buf) == COCONET_OK;
+            };
+            return coconet_rt::run_steps(ch.count(), produce, move);
+        });
         dst->set_host_dirty(true);
     }
 

@@ -185,6 +185,23 @@ uint64_t coconet_comm_op_count(const coconet_comm *comm, int kind) {
     return valid_kind(kind) ? comm->ops[kind].load() : 0;
 }
 
+int coconet_comm_overlap_settled(const coconet_comm *comm) {
+    for (const auto &[key, tuner] : comm->overlap_tuners) {
+        if (!tuner.settled()) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+const char *coconet_comm_overlap_report(coconet_comm *comm) {
+    comm->overlap_report.clear();
+    for (const auto &[key, tuner] : comm->overlap_tuners) {
+        comm->overlap_report += key + ": " + tuner.describe() + "\n";
+    }
+    return comm->overlap_report.c_str();
+}
+
 void coconet_comm_reset_counters(coconet_comm *comm) {
     for (int k = 0; k < coconet_rt::kNumKinds; k++) {
         comm->bytes[k] = 0;

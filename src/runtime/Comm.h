@@ -5,10 +5,12 @@
 #define COCONET_RUNTIME_COMM_H
 
 #include <atomic>
+#include <map>
 #include <string>
 
 #include "Collective.h"
 #include "Fused.h"
+#include "OverlapTuning.h"
 
 struct coconet_comm;
 
@@ -73,6 +75,10 @@ struct coconet_comm {
     int last_error_code = COCONET_OK;
     std::atomic<uint64_t> bytes[coconet_rt::kNumKinds];
     std::atomic<uint64_t> ops[coconet_rt::kNumKinds];
+    // The tile-count tuning of every overlapped step run on this rank, by
+    // "<program> step <s> (<collective>)"; only this rank's thread uses it.
+    std::map<std::string, coconet_rt::OverlapTuner> overlap_tuners;
+    std::string overlap_report; // coconet_comm_overlap_report's text
 };
 
 #endif

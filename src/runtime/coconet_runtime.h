@@ -127,6 +127,20 @@ uint64_t coconet_comm_bytes_sent(const coconet_comm *comm, int kind);
 uint64_t coconet_comm_op_count(const coconet_comm *comm, int kind);
 void coconet_comm_reset_counters(coconet_comm *comm);
 
+// Overlapped steps (a collective or fused pass computed tile by tile with its
+// producer) choose their tile count by measurement on each communicator: the
+// first call warms up, the next ones time the schedule's count and fewer
+// (halved down to 1, i.e. no overlap), twice each, and the call that times
+// the last one also runs an all_reduce of those times (counted like any
+// all_reduce) so that every rank keeps the same fastest count. Results do not
+// depend on the count. COCONET_OVERLAP_TUNING=off keeps the schedule's count.
+// 1 when every overlapped step run on this communicator has chosen.
+int coconet_comm_overlap_settled(const coconet_comm *comm);
+// One line per overlapped step run on this communicator: "<program> step <s>
+// (<collective>): 1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", the times the
+// slowest rank's best; valid until the next call on comm.
+const char *coconet_comm_overlap_report(coconet_comm *comm);
+
 // ---- Partitioning shared by the compiler, the reference and the runtime. ----
 // Block `index` of `parts` blocks of ceil(n/parts) elements: [*begin, *end),
 // clamped to n (the last blocks may be short or empty).

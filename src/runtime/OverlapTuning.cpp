@@ -1,0 +1,93 @@
+#include "OverlapTuning.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace coconet_rt {
+
+bool overlap_tuning_enabled() {
+    const char *v = std::getenv("COCONET_OVERLAP_TUNING");
+    if (!v || !*v || std::strcmp(v, "on") == 0) {
+        return true;
+    }
+    if (std::strcmp(v, "off") == 0) {
+        return false;
+    }
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+        std::fprintf(stderr, "coconet: COCONET_OVERLAP_TUNING='%s' is neither 'on' nor 'off'; "
+                             "using 'on'\n",
+                     v);
+    }
+    return true;
+}
+
+OverlapTuner::OverlapTuner(int scheduled, bool tune) {
+    for (int k = std::max(1, scheduled);; k /= 2) {
+        candidates_.push_back(k);
+        if (k == 1 || !tune) {
+            break;
+        }
+    }
+    best_.assign(candidates_.size(), std::numeric_limits<double>::infinity());
+    if (candidates_.size() == 1) {
+        chosen_ = 0;
+    }
+}
+
+int OverlapTuner::chunks() const {
+    if (settled()) {
+        return candidates_[chosen_];
+    }
+    return timing() ? candidates_[(calls_ - 1) % candidates_.size()] : candidates_[0];
+}
+
+bool OverlapTuner::timing() const {
+    return !settled() && calls_ >= 1;
+}
+
+bool OverlapTuner::record(double seconds) {
+    if (settled()) {
+        return false;
+    }
+    if (timing()) {
+        double &b = best_[(calls_ - 1) % candidates_.size()];
+        b = std::min(b, seconds);
+    }
+    calls_++;
+    return calls_ > kSamples * (int)candidates_.size();
+}
+
+void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
+    agreed_ = slowest_rank;
+    chosen_ = (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
+}
+
+std::string OverlapTuner::describe() const {
+    auto counts = [&] {
+        std::string s;
+        for (size_t i = 0; i < candidates_.size(); i++) {
+            s += (i ? ", " : "") + std::to_string(candidates_[i]);
+        }
+        return s;
+    };
+    if (!settled()) {
+        return "tuning " + counts() + " tiles";
+    }
+    if (agreed_.empty()) {
+        return std::to_string(candidates_[chosen_]) + " tiles (not tuned)";
+    }
+    std::string times;
+    for (size_t i = 0; i < agreed_.size(); i++) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.3g", agreed_[i] * 1e3);
+        times += (i ? ", " : "") + std::string(ms);
+    }
+    return std::to_string(candidates_[chosen_]) + " of " + counts() + " tiles (" + times + " ms)";
+}
+
+} // namespace coconet_rt

@@ -1,0 +1,58 @@
+// Overlap that pays: an overlapped step (a collective or fused pass computed
+// tile by tile with its producer) runs in the number of tiles its schedule
+// names only where that is fastest. Over its first calls on a communicator it
+// times the scheduled count and fewer (halved down to 1, i.e. no overlap),
+// each twice and interleaved; then the ranks agree on the times (the slowest
+// rank's best per count, so that every rank picks the same) and it keeps the
+// fastest count. The tile count never changes results: every tiling reduces
+// in the same order. COCONET_OVERLAP_TUNING=off keeps the scheduled count.
+#ifndef COCONET_RUNTIME_OVERLAP_TUNING_H
+#define COCONET_RUNTIME_OVERLAP_TUNING_H
+
+#include <string>
+#include <vector>
+
+namespace coconet_rt {
+
+// Whether overlapped steps tune their tile count (COCONET_OVERLAP_TUNING unset
+// or `on`; `off` keeps the schedule's; another value warns once and tunes).
+bool overlap_tuning_enabled();
+
+class OverlapTuner {
+public:
+    // Times each candidate this many times before deciding.
+    static constexpr int kSamples = 2;
+
+    // Candidates `scheduled`, scheduled / 2, ..., 1; with tuning off, or one
+    // candidate, decided at once.
+    OverlapTuner(int scheduled, bool tune);
+
+    // The tile count for the next call, and whether that call is timed (the
+    // first call warms up, untimed).
+    int chunks() const;
+    bool timing() const;
+    // After the call: its seconds on this rank (used if timed). True when
+    // every candidate has been timed: the caller then agrees with the other
+    // ranks on the times (max over ranks of best()) and calls decide().
+    bool record(double seconds);
+    void decide(const std::vector<double> &slowest_rank);
+
+    bool settled() const { return chosen_ >= 0; }
+    int scheduled() const { return candidates_[0]; }
+    // This rank's best time per candidate so far.
+    const std::vector<double> &best() const { return best_; }
+    // "1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", or "4 tiles (not tuned)",
+    // or "tuning 4, 2, 1 tiles".
+    std::string describe() const;
+
+private:
+    std::vector<int> candidates_;
+    std::vector<double> best_;   // per candidate, seconds
+    std::vector<double> agreed_; // the slowest rank's best, once decided
+    int calls_ = 0;
+    int chosen_ = -1; // index into candidates_
+};
+
+} // namespace coconet_rt
+
+#endif

@@ -1,0 +1,152 @@
+// The tile-count tuning of overlapped steps (src/runtime/OverlapTuning.h): the
+// tuner's sequence of counts and its decision on its own, then programs with
+// an overlapped collective and an overlapped fused pass called repeatedly on
+// one communicator per rank: every call equals the reference whatever the
+// count, the ranks settle on the same count after the stated number of calls,
+// and COCONET_OVERLAP_TUNING=off keeps the schedule's.
+#include <cstdlib>
+#include <thread>
+
+#include "Apps.h"
+#include "OverlapTuning.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using Catch::Matchers::Contains;
+using coconet_rt::OverlapTuner;
+
+TEST_CASE("the tuner times every count twice, then keeps the fastest", "[runtime][overlap]") {
+    OverlapTuner t(4, true);
+    CHECK_FALSE(t.settled());
+    CHECK(t.scheduled() == 4);
+    // The first call warms up in the schedule's count, untimed.
+    CHECK(t.chunks() == 4);
+    CHECK_FALSE(t.timing());
+    CHECK_FALSE(t.record(100.0));
+    // Then 4, 2, 1, 4, 2, 1, timed; the last asks the ranks to agree.
+    const std::vector<int> order = {4, 2, 1, 4, 2, 1};
+    const std::vector<double> seconds = {3.0, 2.0, 5.0, 4.0, 1.5, 6.0};
+    for (size_t k = 0; k < order.size(); k++) {
+        INFO("call " << k + 1);
+        CHECK(t.timing());
+        CHECK(t.chunks() == order[k]);
+        CHECK(t.record(seconds[k]) == (k + 1 == order.size()));
+    }
+    CHECK(t.best() == std::vector<double>{3.0, 1.5, 5.0});
+    CHECK_THAT(t.describe(), Contains("tuning 4, 2, 1 tiles"));
+    // Another rank was slower with 2 tiles: the agreed times decide.
+    t.decide({3.5e-3, 4e-3, 5e-3});
+    CHECK(t.settled());
+    CHECK(t.chunks() == 4);
+    CHECK_FALSE(t.record(9.0));
+    CHECK(t.describe() == "4 of 4, 2, 1 tiles (3.5, 4, 5 ms)");
+
+    OverlapTuner off(4, false);
+    CHECK(off.settled());
+    CHECK(off.chunks() == 4);
+    CHECK(off.describe() == "4 tiles (not tuned)");
+    OverlapTuner three(3, true);
+    three.record(0);
+    CHECK(three.chunks() == 3);
+    three.record(0);
+    CHECK(three.chunks() == 1);
+    CHECK(OverlapTuner(1, true).settled());
+}
+
+namespace {
+
+// q = all_reduce(p), p = x * 2 + i overlapped in 4 tiles; and the Megatron
+// block fused, its MatMul overlapped with the pass in 4 tiles.
+std::vector<Program> overlapped_programs() {
+    DFunc x = input("x", Halide::Float(32), {13, 7}, Local());
+    Halide::Var i("i"), j("j");
+    DFunc p("p");
+    p(i, j) = x(i, j) * 2.0f + Halide::cast<float>(i);
+    DFunc q = all_reduce(p, ReduceOp::Sum, "q");
+    q.overlap(p, 4);
+    Program collective("overlapped_all_reduce");
+    collective.output(q, Replicated());
+    apps::MlpConfig mlp;
+    mlp.schedule = apps::Schedule::Fused;
+    mlp.overlap = 4;
+    return {collective, apps::megatron_mlp(mlp)};
+}
+
+// Runs `program` `calls` times on every rank of one threads world (one
+// communicator per rank for all calls), checking each call against the
+// reference; returns each rank's overlap report after the last call.
+std::vector<std::string> run_calls(const Program &program, int ranks, int calls,
+                                   std::vector<int> *settled_after = nullptr) {
+    JitProgram jit(program);
+    const std::vector<RankBuffers> inputs = make_inputs(program, ranks, 3);
+    const std::vector<RankBuffers> expected = Reference(program).run(ranks, inputs);
+    coconet_threads_world *world = coconet_threads_world_create(ranks, 20.0);
+    std::vector<std::string> reports(ranks), errors(ranks);
+    std::vector<std::vector<RankBuffers>> outputs(calls, std::vector<RankBuffers>(ranks));
+    std::vector<int> settled(ranks, -1);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; r++) {
+        threads.emplace_back([&, r] {
+            coconet_comm *comm = coconet_threads_world_comm(world, r);
+            try {
+                for (int c = 0; c < calls; c++) {
+                    outputs[c][r] = jit.run_rank(comm, inputs[r]);
+                    if (settled[r] < 0 && coconet_comm_overlap_settled(comm)) {
+                        settled[r] = c + 1;
+                    }
+                }
+                reports[r] = coconet_comm_overlap_report(comm);
+            } catch (const std::exception &e) {
+                errors[r] = e.what();
+                coconet_comm_abort(comm, e.what());
+            }
+        });
+    }
+    for (std::thread &t : threads) {
+        t.join();
+    }
+    coconet_threads_world_destroy(world);
+    for (int r = 0; r < ranks; r++) {
+        INFO("rank " << r);
+        REQUIRE(errors[r].empty());
+    }
+    for (int c = 0; c < calls; c++) {
+        INFO("call " << c + 1);
+        CHECK(max_abs_diff(outputs[c], expected) == 0.0);
+    }
+    if (settled_after) {
+        *settled_after = settled;
+    }
+    return reports;
+}
+
+} // namespace
+
+TEST_CASE("overlapped steps settle on one tile count per communicator", "[runtime][overlap]") {
+    for (const Program &program : overlapped_programs()) {
+        for (int ranks : {1, 3}) {
+            INFO(program.name() << " on " << ranks << " ranks");
+            // 1 warm-up call, then 4, 2, 1 tiles twice each: settled after 7.
+            std::vector<int> settled;
+            const std::vector<std::string> reports = run_calls(program, ranks, 9, &settled);
+            for (int r = 0; r < ranks; r++) {
+                INFO("rank " << r << ": " << reports[r]);
+                CHECK(settled[r] == 7);
+                CHECK_THAT(reports[r], Contains(" step "));
+                CHECK_THAT(reports[r], Contains(" of 4, 2, 1 tiles ("));
+                // Every rank keeps the same count from the same agreed times.
+                CHECK(reports[r] == reports[0]);
+            }
+        }
+    }
+}
+
+TEST_CASE("COCONET_OVERLAP_TUNING=off keeps the schedule's count", "[runtime][overlap]") {
+    setenv("COCONET_OVERLAP_TUNING", "off", 1);
+    const std::vector<std::string> reports = run_calls(overlapped_programs()[0], 2, 3);
+    unsetenv("COCONET_OVERLAP_TUNING");
+    for (const std::string &report : reports) {
+        CHECK_THAT(report, Contains("overlapped_all_reduce step "));
+        CHECK_THAT(report, Contains(": 4 tiles (not tuned)"));
+    }
+}
