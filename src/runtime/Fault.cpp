@@ -45,10 +45,12 @@ bool parse(const char *text, FaultSpec *spec) {
 }
 
 bool matches(const FaultSpec &f, FaultSite site, const std::string &what, bool chunk) {
-    return (f.site == what && site != FaultSite::Kernel) || (f.site == "chunk" && chunk) ||
+    const bool named = site == FaultSite::Collective || site == FaultSite::Pass;
+    return (f.site == what && named) || (f.site == "chunk" && chunk) ||
            (f.site == "collective" && site == FaultSite::Collective) ||
            (f.site == "pass" && site == FaultSite::Pass) ||
-           (f.site == "kernel" && site == FaultSite::Kernel);
+           (f.site == "kernel" && site == FaultSite::Kernel) ||
+           (f.site == "blocking" && site == FaultSite::Blocking);
 }
 
 } // namespace

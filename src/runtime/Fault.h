@@ -5,7 +5,9 @@
 // makes world rank <rank> act at its <n>-th call (default 1) of <site> in the
 // process: `collective` (any collective), `pass` (any fused pass), `kernel`
 // (a chunk's fused kernel, inside the pass), `chunk` (a chunk of an overlapped
-// collective or pass) or a collective's or pass's name. Actions: `fail` (the call returns an error,
+// collective or pass), `blocking` (just before a blocking MPI call inside a
+// call: a group's communicator or shared window made; kill or stop only) or a
+// collective's or pass's name. Actions: `fail` (the call returns an error,
 // as a rank whose computation threw: its executor aborts the communicator), `kill` (SIGKILL) and
 // `stop` (SIGSTOP: frozen until SIGCONT). It fires once per process, so that a world created
 // afterwards runs clean.
@@ -18,7 +20,7 @@ struct coconet_comm;
 
 namespace coconet_rt {
 
-enum class FaultSite { Collective, Pass, Kernel };
+enum class FaultSite { Collective, Pass, Kernel, Blocking };
 
 // Called on entry to a collective, fused pass or fused kernel `what` on comm;
 // `chunk`: one chunk of an overlapped one. Returns COCONET_OK, or the error

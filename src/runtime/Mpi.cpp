@@ -44,9 +44,11 @@ extern "C" int coconet_mpi_available(void) {
 #include <mpi.h>
 
 #include "Errors.h"
+#include "Fault.h"
 #include "FlagBarrier.h"
 #include "Pack.h"
 #include "Reduce.h"
+#include "Watchdog.h"
 
 using coconet_rt::Box;
 using coconet_rt::FusedPlan;
@@ -1191,28 +1193,33 @@ struct MpiComm : coconet_comm {
             }
         }
         if ((size_t)w.bytes < need) {
-            if (w.win != MPI_WIN_NULL) {
-                MPI_Win_unlock_all(w.win);
-                MPI_Win_free(&w.win);
-            }
+            const std::string allocating = what + " (allocating the shared window)";
             // Every member grows alike: same history of calls, same sizes.
             const MPI_Aint bytes = std::max<MPI_Aint>((MPI_Aint)need, 2 * w.bytes);
-            void *base = nullptr;
-            // Non-contiguous: each member's segment starts a page of its own
-            // (no cache line shared between members' barrier slots).
-            MPI_Info info;
-            MPI_Info_create(&info);
-            MPI_Info_set(info, "alloc_shared_noncontig", "true");
-            int err = MPI_Win_allocate_shared(bytes, 1, info, w.comm, &base, &w.win);
-            MPI_Info_free(&info);
-            if (err == MPI_SUCCESS) {
-                // One passive epoch for the window's life, in which members load and
-                // store each other's segments directly.
-                err = MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+            int err = MPI_SUCCESS;
+            {
+                const coconet_rt::Watchdog::Guard guard = blocking(g, allocating);
+                if (w.win != MPI_WIN_NULL) {
+                    MPI_Win_unlock_all(w.win);
+                    MPI_Win_free(&w.win);
+                }
+                void *base = nullptr;
+                // Non-contiguous: each member's segment starts a page of its own
+                // (no cache line shared between members' barrier slots).
+                MPI_Info info;
+                MPI_Info_create(&info);
+                MPI_Info_set(info, "alloc_shared_noncontig", "true");
+                err = MPI_Win_allocate_shared(bytes, 1, info, w.comm, &base, &w.win);
+                MPI_Info_free(&info);
+                if (err == MPI_SUCCESS) {
+                    // One passive epoch for the window's life, in which members
+                    // load and store each other's segments directly.
+                    err = MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+                }
             }
             if (err != MPI_SUCCESS) {
                 w.bytes = 0;
-                return mpi_error(err, what + " (allocating the shared window)");
+                return mpi_error(err, allocating);
             }
             w.bytes = bytes;
             w.base.assign(g.size, nullptr);
@@ -1231,7 +1238,7 @@ struct MpiComm : coconet_comm {
             MPI_Request req;
             MPI_Ibarrier(w.comm, &req);
             std::vector<MPI_Request> reqs = {req};
-            const int rc = wait_all(reqs, {-1}, what + " (allocating the shared window)", nullptr);
+            const int rc = wait_all(reqs, {-1}, allocating, nullptr);
             if (rc != COCONET_OK) {
                 return rc;
             }
@@ -1255,6 +1262,8 @@ struct MpiComm : coconet_comm {
             int range[1][3] = {{g.first, g.first + g.size - 1, 1}};
             MPI_Group_range_incl(world_group, 1, range, &members);
             // Collective over the group only, unlike MPI_Comm_split.
+            const coconet_rt::Watchdog::Guard guard =
+                blocking(g, what + " (creating the group's communicator)");
             const int err = MPI_Comm_create_group(
                 MPI_COMM_WORLD, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000,
                 &comm);
@@ -1267,6 +1276,23 @@ struct MpiComm : coconet_comm {
         }
         *out = comm;
         return COCONET_OK;
+    }
+
+    // Guards a blocking MPI call of `what` among group g, which cannot be
+    // polled against the timeout: past it, the process watchdog names the
+    // call and the group's other ranks, and ends this process.
+    coconet_rt::Watchdog::Guard blocking(const Group &g, const std::string &what) {
+        coconet_rt::fault_point(this, coconet_rt::FaultSite::Blocking, what, false);
+        std::vector<int> others;
+        for (int r = g.first; r < g.first + g.size; r++) {
+            if (r != rank) {
+                others.push_back(r);
+            }
+        }
+        return coconet_rt::Watchdog::process().guard(
+            coconet_rt::timeout_message(rank, what, timeout, coconet_rt::rank_list(others)) +
+                " in a blocking MPI call; ending this process (mpirun then ends the job)",
+            timeout, 1);
     }
 
     // Makes this rank's writes to the window visible to the group and waits

@@ -5,7 +5,11 @@
 //   fused:      a fused reduce_scatter (direct path), in its kernel's second
 //               chunk, after the sources were posted;
 //   overlap:    an all_reduce overlapped with its producer by the executor's
-//               chunk loop, while producing the second chunk (the first moves).
+//               chunk loop, while producing the second chunk (the first moves);
+//   blocking:   a fused reduce_scatter, just before the shared window's
+//               allocation (MPI_Win_allocate_shared, which blocks): the
+//               survivors' watchdog (runtime/Watchdog.h) names the call and
+//               ends them (COCONET_FAULT=stop:1:blocking fires there).
 // Every rank writes its pid to <dir>/pid.<rank>, so that the driver can check
 // that none outlives the job; rank 1 writes the CLOCK_MONOTONIC time of the
 // fault (ns) to <dir>/fault just before it. Each survivor prints
@@ -99,10 +103,12 @@ int faulty_kernel(void *context, int32_t nsrc, const halide_buffer_t *const *src
     return fused_test::fused_kernel(context, nsrc, srcs, outs);
 }
 
-int fused(coconet_comm *comm, int rank) {
+// A fused reduce_scatter on the direct path; `in_kernel`: rank 1 faults in
+// its kernel's second chunk.
+int fused(coconet_comm *comm, int rank, bool in_kernel) {
     fused_test::SmallCall one(comm, 3, rank, "update", COCONET_PATH_DIRECT, 48);
     one.call.chunk_elements = 4;
-    if (rank == kFaulty) {
+    if (rank == kFaulty && in_kernel) {
         one.call.kernel = faulty_kernel;
     }
     return coconet_fused_reduce_scatter(comm, &one.call);
@@ -140,7 +146,8 @@ int overlap(coconet_comm *comm, int rank) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: %s <kill|stop> <collective|fused|overlap> <dir>\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <kill|stop> <collective|fused|overlap|blocking> <dir>\n",
+                     argv[0]);
         return 2;
     }
     fault_signal = std::strcmp(argv[1], "stop") == 0 ? SIGSTOP : SIGKILL;
@@ -153,10 +160,19 @@ int main(int argc, char **argv) {
     }
     const int rank = coconet_comm_rank(comm);
     write_file("pid." + std::to_string(rank), std::to_string(getpid()));
+    if (where == "blocking") {
+        // The runtime stops rank 1 inside the call, a moment after this.
+        setenv("COCONET_FAULT", (std::string(argv[1]) + ":1:blocking").c_str(), 1);
+        if (rank == kFaulty) {
+            const auto now = std::chrono::steady_clock::now().time_since_epoch();
+            write_file("fault", std::to_string(std::chrono::nanoseconds(now).count()));
+        }
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
     const int rc = where == "collective" ? collective(comm, rank)
-                   : where == "fused"    ? fused(comm, rank)
+                   : where == "fused"    ? fused(comm, rank, true)
+                   : where == "blocking" ? fused(comm, rank, false)
                                          : overlap(comm, rank);
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
