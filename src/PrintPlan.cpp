@@ -212,8 +212,8 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
                     [](const PlanStep &p) { return p.chunks > 1; })) {
         s << "  tiles: each overlapped step's count is the most it runs; on each communicator "
              "its first calls time it and fewer (halving down to 1, no overlap) and keep the "
-             "fastest (coconet_comm_overlap_report; COCONET_OVERLAP_TUNING=off keeps the "
-             "schedule's)\n";
+             "fastest, the schedule's unless another is 5% faster (coconet_comm_overlap_report; "
+             "COCONET_OVERLAP_TUNING=off keeps the schedule's)\n";
     }
     return s.str();
 }

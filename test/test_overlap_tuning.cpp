@@ -41,6 +41,17 @@ TEST_CASE("the tuner times every count twice, then keeps the fastest", "[runtime
     CHECK_FALSE(t.record(9.0));
     CHECK(t.describe() == "4 of 4, 2, 1 tiles (3.5, 4, 5 ms)");
 
+    // Another count must beat the schedule's by more than 5% to replace it.
+    OverlapTuner close(4, true), clear(4, true);
+    for (int k = 0; k <= 6; k++) {
+        close.record(1.0);
+        clear.record(1.0);
+    }
+    close.decide({1.0, 0.96, 0.97});
+    CHECK(close.chunks() == 4);
+    clear.decide({1.0, 0.96, 0.94});
+    CHECK(clear.chunks() == 1);
+
     OverlapTuner off(4, false);
     CHECK(off.settled());
     CHECK(off.chunks() == 4);

@@ -64,7 +64,11 @@ bool OverlapTuner::record(double seconds) {
 
 void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
     agreed_ = slowest_rank;
-    chosen_ = (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
+    const int fastest =
+        (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
+    // The schedule's count stands unless another beats it by more than the
+    // noise of two samples.
+    chosen_ = agreed_[fastest] < (1.0 - kMargin) * agreed_[0] ? fastest : 0;
 }
 
 std::string OverlapTuner::describe() const {

@@ -4,7 +4,7 @@
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
 // each twice and interleaved; then the ranks agree on the times (the slowest
 // rank's best per count, so that every rank picks the same) and it keeps the
-// fastest count. The tile count never changes results: every tiling reduces
+// fastest count, or the scheduled one where no other beats it by 5%. The tile count never changes results: every tiling reduces
 // in the same order. COCONET_OVERLAP_TUNING=off keeps the scheduled count.
 #ifndef COCONET_RUNTIME_OVERLAP_TUNING_H
 #define COCONET_RUNTIME_OVERLAP_TUNING_H
@@ -22,6 +22,8 @@ class OverlapTuner {
 public:
     // Times each candidate this many times before deciding.
     static constexpr int kSamples = 2;
+    // Another count replaces the schedule's only when faster by this fraction.
+    static constexpr double kMargin = 0.05;
 
     // Candidates `scheduled`, scheduled / 2, ..., 1; with tuning off, or one
     // candidate, decided at once.

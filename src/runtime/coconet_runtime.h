@@ -132,7 +132,8 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 // first call warms up, the next ones time the schedule's count and fewer
 // (halved down to 1, i.e. no overlap), twice each, and the call that times
 // the last one also runs an all_reduce of those times (counted like any
-// all_reduce) so that every rank keeps the same fastest count. Results do not
+// all_reduce) so that every rank keeps the same fastest count (the
+// schedule's unless another is faster by 5%). Results do not
 // depend on the count. COCONET_OVERLAP_TUNING=off keeps the schedule's count.
 // 1 when every overlapped step run on this communicator has chosen.
 int coconet_comm_overlap_settled(const coconet_comm *comm);
