@@ -84,9 +84,9 @@ std::string desc_text(const coconet_collective_desc &d) {
     return Fields()("version", d.version)("size", "sizeof(coconet_collective_desc)")(
                "kind", d.kind)("op", d.op)("root", d.root)("dim", d.dim)(
                "concat_dim", d.concat_dim)("chunk_dim", d.chunk_dim)("chunks", d.chunks)(
-               "chunk_index", d.chunk_index)("local_value", d.local_value)(
-               "nsplit", d.nsplit)("group", d.group)("dst_group", d.dst_group)("dims", d.dims)(
-               "extents", braced(d.extents))
+               "chunk_index", d.chunk_index)("local_value", d.local_value)("nsplit", d.nsplit)(
+               "group", d.group)("dst_group", d.dst_group)("dims", d.dims)("extents",
+                                                                           braced(d.extents))
         .str();
 }
 
@@ -95,8 +95,8 @@ std::string pass_text(const ProgramStep &s, const std::string &gathered) {
     return Fields()("version", c.version)("size", "sizeof(coconet_fused_call)")(
                "name", c_string(s.name))("op", c.op)("dim", c.dim)("nsplit", c.nsplit)(
                "group", c.group)("dims", c.dims)("n", braced(c.n))("nout", c.nout)(
-               "gathered", gathered)("chunk_elements", c.chunk_elements)("path", c.path)(
-               "range_dim", c.range_dim)
+               "gathered", gathered)("chunk_elements",
+                                     c.chunk_elements)("path", c.path)("range_dim", c.range_dim)
         .str();
 }
 

@@ -61,8 +61,8 @@ void check_member(const FusedPass &g, const DFuncContents &m, const Analysis &a)
 void check_gather_chain(const FusedPass &g) {
     const DFuncContents *gathered = g.scatter->collective->source.get();
     coconet_user_assert(g.computes(gathered))
-        << "fuse_with(" << g.members[0]->name << ", " << g.scatter->name << "): "
-        << g.scatter->name << " gathers " << gathered->name << ", which is not fused with it; "
+        << "fuse_with(" << g.members[0]->name << ", " << g.scatter->name << "): " << g.scatter->name
+        << " gathers " << gathered->name << ", which is not fused with it; "
         << "fuse " << gathered->name << " too (its pass computes it last).";
     for (const DFuncContents *m : g.members) {
         if (m == gathered) {
@@ -76,10 +76,10 @@ void check_gather_chain(const FusedPass &g) {
                 }
             }
         }
-        coconet_user_assert(read)
-            << "fuse_with(" << m->name << ", " << g.scatter->name << "): no Func fused with "
-            << g.scatter->name << " reads " << m->name << "; fuse the Funcs between " << m->name
-            << " and " << gathered->name << " with " << g.scatter->name << " too.";
+        coconet_user_assert(read) << "fuse_with(" << m->name << ", " << g.scatter->name
+                                  << "): no Func fused with " << g.scatter->name << " reads "
+                                  << m->name << "; fuse the Funcs between " << m->name << " and "
+                                  << gathered->name << " with " << g.scatter->name << " too.";
     }
 }
 

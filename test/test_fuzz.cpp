@@ -180,7 +180,8 @@ Drawn draw(std::mt19937 &rng) {
     desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
          << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << " (ap too "
-         << gather_ap << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk " << fuse.chunk_elements << ", vector width " << width << ", path "
+         << gather_ap << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk "
+         << fuse.chunk_elements << ", vector width " << width << ", path "
          << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs
          << ", gp register tiles "
          << (tile_x ? std::to_string(tile_x) + "x" + std::to_string(tile_y) : "none");

@@ -155,9 +155,13 @@ TEST_CASE("overlapped steps settle on one tile count per communicator", "[runtim
 TEST_CASE("COCONET_OVERLAP_TUNING=off keeps the schedule's count", "[runtime][overlap]") {
     setenv("COCONET_OVERLAP_TUNING", "off", 1);
     const std::vector<std::string> reports = run_calls(overlapped_programs()[0], 2, 3);
-    unsetenv("COCONET_OVERLAP_TUNING");
     for (const std::string &report : reports) {
         CHECK_THAT(report, Contains("overlapped_all_reduce step "));
         CHECK_THAT(report, Contains(": 4 tiles (not tuned)"));
     }
+    // Another value warns and tunes, as unset does.
+    setenv("COCONET_OVERLAP_TUNING", "sometimes", 1);
+    CHECK(coconet_rt::overlap_tuning_enabled());
+    unsetenv("COCONET_OVERLAP_TUNING");
+    CHECK(coconet_rt::overlap_tuning_enabled());
 }

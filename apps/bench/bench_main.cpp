@@ -545,8 +545,8 @@ private:
             const double warm = timed(v.step);
             // Overlapped steps tune their tile count over their first calls
             // on a communicator: time them once every rank has settled.
-            for (int k = 0; k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1,
-                                             COCONET_MAX) > 0;
+            for (int k = 0;
+                 k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1, COCONET_MAX) > 0;
                  k++) {
                 timed(v.step);
             }
@@ -585,8 +585,7 @@ private:
     }
 
     void record(const std::string &app, const char *variant, int64_t n,
-                const std::vector<double> &t, double diff, double scale,
-                const std::string &tiles) {
+                const std::vector<double> &t, double diff, double scale, const std::string &tiles) {
         const double b = bytes_per_element(app, size_);
         Record r{app,
                  variant,
@@ -646,7 +645,8 @@ void write_json(const std::string &path, const std::vector<Record> &records) {
         } else {
             f << "null";
         }
-        f << ", \"max_diff\": " << r.max_diff << ", \"tiles\": \"" << r.tiles << "\"}" << (i + 1 < records.size() ? "," : "") << "\n";
+        f << ", \"max_diff\": " << r.max_diff << ", \"tiles\": \"" << r.tiles << "\"}"
+          << (i + 1 < records.size() ? "," : "") << "\n";
     }
     f << "]\n";
     coconet_user_assert(f.good()) << "cannot write " << path;

@@ -889,8 +889,8 @@ private:
     void run_tuned(int s, Run &&run) {
         const coconet_aot_step &st = p_.steps[s];
         const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
-        const std::string key = std::string(p_.name) + " step " + std::to_string(s) + " (" +
-                                (what ? what : "") + ")";
+        const std::string key =
+            std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") + ")";
         auto it = comm_->overlap_tuners.find(key);
         if (it == comm_->overlap_tuners.end() || it->second.scheduled() != st.chunks) {
             it = comm_->overlap_tuners
@@ -936,8 +936,7 @@ private:
     // in `b`: the range, or its piece of its slice.
     static Box own_part(const coconet_rt::Chunking &ch, const coconet_rt::Group &group, int rank,
                         Box b, int dim, int j) {
-        const coconet_rt::Range r =
-            ch.slices > 0 ? ch.piece(j, group.local(rank)) : ch.parts(j)[0];
+        const coconet_rt::Range r = ch.slices > 0 ? ch.piece(j, group.local(rank)) : ch.parts(j)[0];
         b.min[dim] = r.begin;
         b.extent[dim] = r.size();
         return b;

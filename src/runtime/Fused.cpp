@@ -57,7 +57,8 @@ std::string FusedPlan::check(int rank) const {
                " pieces of every slice does not exist";
     }
     if (c.ranged && !pieces() &&
-        (c.range_min < 0 || c.range_extent < 0 || c.range_min + c.range_extent > c.n[c.range_dim])) {
+        (c.range_min < 0 || c.range_extent < 0 ||
+         c.range_min + c.range_extent > c.n[c.range_dim])) {
         return "range [" + std::to_string(c.range_min) + ", " +
                std::to_string(c.range_min + c.range_extent) + ") of dimension " +
                std::to_string(c.range_dim) + " is not inside [0, " +
@@ -108,9 +109,9 @@ bool FusedPlan::same_call(const FusedPlan &o) const {
         same = a.n[d] == b.n[d];
     }
     same = same && a.ranged == b.ranged &&
-           (!a.ranged || (a.range_dim == b.range_dim && a.range_min == b.range_min &&
-                          a.range_extent == b.range_extent && a.pieces == b.pieces &&
-                          a.piece == b.piece));
+           (!a.ranged ||
+            (a.range_dim == b.range_dim && a.range_min == b.range_min &&
+             a.range_extent == b.range_extent && a.pieces == b.pieces && a.piece == b.piece));
     for (int i = 0; same && i < a.nout; i++) {
         same = a.gathered[i] == b.gathered[i];
     }

@@ -43,6 +43,7 @@ extern "C" int coconet_mpi_available(void) {
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "Env.h"
 #include "Errors.h"
 #include "Fault.h"
 #include "FlagBarrier.h"
@@ -206,21 +207,8 @@ const char *path_name(int64_t path) {
 // Whether unfused collectives take MPI's own reductions (COCONET_MPI_COLLECTIVES
 // unset or `native`) or the rank-order path (`deterministic`).
 bool native_from_env() {
-    const char *v = std::getenv("COCONET_MPI_COLLECTIVES");
-    if (!v || !*v || std::strcmp(v, "native") == 0) {
-        return true;
-    }
-    if (std::strcmp(v, "deterministic") == 0) {
-        return false;
-    }
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true)) {
-        std::fprintf(stderr,
-                     "coconet: COCONET_MPI_COLLECTIVES='%s' is neither 'native' nor "
-                     "'deterministic'; using 'native'\n",
-                     v);
-    }
-    return true;
+    return coconet_rt::env_choice("COCONET_MPI_COLLECTIVES", {"native", "deterministic"}) ==
+           "native";
 }
 
 // MPI's type for moving elements of `bytes` bytes, with no arithmetic on them.

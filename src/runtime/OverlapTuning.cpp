@@ -1,29 +1,15 @@
 #include "OverlapTuning.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
+
+#include "Env.h"
 
 namespace coconet_rt {
 
 bool overlap_tuning_enabled() {
-    const char *v = std::getenv("COCONET_OVERLAP_TUNING");
-    if (!v || !*v || std::strcmp(v, "on") == 0) {
-        return true;
-    }
-    if (std::strcmp(v, "off") == 0) {
-        return false;
-    }
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true)) {
-        std::fprintf(stderr, "coconet: COCONET_OVERLAP_TUNING='%s' is neither 'on' nor 'off'; "
-                             "using 'on'\n",
-                     v);
-    }
-    return true;
+    return env_choice("COCONET_OVERLAP_TUNING", {"on", "off"}) == "on";
 }
 
 OverlapTuner::OverlapTuner(int scheduled, bool tune) {
@@ -64,8 +50,7 @@ bool OverlapTuner::record(double seconds) {
 
 void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
     agreed_ = slowest_rank;
-    const int fastest =
-        (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
+    const int fastest = (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
     // The schedule's count stands unless another beats it by more than the
     // noise of two samples.
     chosen_ = agreed_[fastest] < (1.0 - kMargin) * agreed_[0] ? fastest : 0;

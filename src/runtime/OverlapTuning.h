@@ -4,8 +4,9 @@
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
 // each twice and interleaved; then the ranks agree on the times (the slowest
 // rank's best per count, so that every rank picks the same) and it keeps the
-// fastest count, or the scheduled one where no other beats it by 5%. The tile count never changes results: every tiling reduces
-// in the same order. COCONET_OVERLAP_TUNING=off keeps the scheduled count.
+// fastest count, or the scheduled one where no other beats it by 5%. The tile count never changes
+// results: every tiling reduces in the same order. COCONET_OVERLAP_TUNING=off keeps the scheduled
+// count.
 #ifndef COCONET_RUNTIME_OVERLAP_TUNING_H
 #define COCONET_RUNTIME_OVERLAP_TUNING_H
 

@@ -134,7 +134,8 @@ int overlap(coconet_comm *comm, int rank) {
     };
     auto move = [&](int j) {
         const coconet_rt::Range r = chunking.parts(j)[0];
-        Buffer2D i(in.data(), (int)r.begin, (int)r.size()), o(out.data(), (int)r.begin, (int)r.size());
+        Buffer2D i(in.data(), (int)r.begin, (int)r.size()),
+            o(out.data(), (int)r.begin, (int)r.size());
         return coconet_collective_call(comm, "activations", &desc, &i.b, &o.b) == COCONET_OK;
     };
     return coconet_rt::run_steps(chunking.count(), produce, move)
