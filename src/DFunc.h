@@ -160,8 +160,11 @@ public:
     // j of every rank's slice: each rank's slice is cut into `chunks` pieces
     // and every rank sends and receives piece j of every slice in step j
     // (sequence parallelism's reduce_scatter along tokens). dim = -1: the
-    // outermost dimension, or for an all_to_all whose input is sliced along
-    // it, the next one out.
+    // outermost dimension `producer` is not sliced along (an all_to_all's
+    // input is sliced along its concatenated dimension); a dimension it is
+    // sliced along is refused, as no chunk of it would be computed by every
+    // rank. The count is the most the executor runs: it may choose fewer
+    // (coconet_comm_overlap_report).
     DFunc &overlap(const DFunc &producer, int chunks, int dim = -1);
 
     // Compute this Func (a reduction such as a MatMul: pure definition,

@@ -1,5 +1,7 @@
 #include "InferLayouts.h"
 
+#include "CollectFuncs.h"
+
 #include <optional>
 #include <sstream>
 
@@ -222,7 +224,10 @@ private:
 
 } // namespace
 
-void infer_layouts(const Program &program, Analysis &analysis) {
+namespace {
+
+// Every Func's layout and shape, producers first.
+void infer_each(Analysis &analysis) {
     for (const DFunc &df : analysis.order) {
         const DFuncContents &f = *df.get_contents();
         FuncInfo info;
@@ -236,6 +241,12 @@ void infer_layouts(const Program &program, Analysis &analysis) {
         }
         analysis.info[&f] = info;
     }
+}
+
+} // namespace
+
+void infer_layouts(const Program &program, Analysis &analysis) {
+    infer_each(analysis);
     for (const ProgramOutput &o : program.outputs()) {
         const FuncInfo &i = analysis.of(o.func);
         coconet_user_assert(i.layout == o.layout)
@@ -243,6 +254,15 @@ void infer_layouts(const Program &program, Analysis &analysis) {
             << o.layout.to_string() << " but its definition makes it " << i.layout.to_string()
             << ".";
     }
+}
+
+FuncInfo infer_func(const DFunc &f) {
+    // The declared layout is a placeholder: only infer_layouts checks outputs.
+    Program probe(f.name());
+    probe.output(f, Replicated());
+    Analysis a = collect_funcs(probe);
+    infer_each(a);
+    return a.of(f);
 }
 
 } // namespace coconet

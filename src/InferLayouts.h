@@ -13,6 +13,10 @@ namespace coconet {
 
 void infer_layouts(const Program &program, Analysis &analysis);
 
+// The layout and shape f's definition gives it, from inference over f and the
+// Funcs it reads: for directives, which are given before any program exists.
+FuncInfo infer_func(const DFunc &f);
+
 } // namespace coconet
 
 #endif

@@ -49,16 +49,16 @@ Func read_in(const DFuncContents *t, int s, ParamMap &params,
 }
 
 // Checks that collective f (overlapped in `chunks` along `dim`) and its
-// producer p can run chunk by chunk: "overlap(f, p, k): " prefixes the
-// messages. Chunks along f's own sliced dimension are pieces of every slice.
+// producer p can run chunk by chunk, as only the whole program tells:
+// "overlap(f, p, k): " prefixes the messages.
 std::string check_overlap(const DFuncContents &f, const DFuncContents *p, int chunks, int dim,
                           const Facts &x) {
     const std::string where =
         "overlap(" + f.name + ", " + p->name + ", " + std::to_string(chunks) + "): ";
+    // overlap() refused a dimension the producer is sliced along.
     const Layout &from = x.analysis.of(p).layout;
-    coconet_user_assert(from.kind != LayoutKind::Sliced || from.dim != dim)
-        << where << p->name << " is " << from.to_string() << "; the chunks run along dimension "
-        << dim << ", which must not be the one its ranks are sliced along.";
+    coconet_internal_assert(from.kind != LayoutKind::Sliced || from.dim != dim)
+        << where << p->name << " is " << from.to_string() << ", chunked along " << dim;
     coconet_user_assert(x.halide(p) && p->kind == FuncKind::Compute)
         << where << p->name << " is not computed by a Halide pipeline.";
     for (const DFuncContents *other : x.liveness.live_in_order) {

@@ -2,7 +2,9 @@
 // and records its decision; lowering carries it out.
 #include "Collectives.h"
 #include "Error.h"
+#include "InferLayouts.h"
 #include "Rebuild.h"
+#include "ScheduledReads.h"
 
 #include <algorithm>
 #include <set>
@@ -249,13 +251,17 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks, int dim) {
     coconet_user_assert(dim >= -1 && dim < dimensions())
         << where << "dimension " << dim << " is not a dimension of " << c.name << " ("
         << dimensions() << " dimensions; -1: the default).";
-    coconet_user_assert(c.collective->kind != CollectiveKind::AllToAll ||
-                        dim != c.collective->concat_dim)
-        << where << "the input " << producer.name() << " of all_to_all " << c.name
-        << " is sliced along dimension " << dim
-        << ", so its ranks hold different ranges of it; chunk along another dimension (the "
-           "result's sliced dimension "
-        << c.collective->dim << " works).";
+    // Chunk j of the producer must be computed by every rank (a part of it
+    // each), not by the few ranks whose slice it falls in.
+    const Layout from = infer_func(producer).layout;
+    const int fallback = default_overlap_dim(dimensions(), from);
+    coconet_user_assert(fallback >= 0)
+        << where << producer.name() << " is " << from.to_string() << ", sliced along its only "
+        << "dimension, so no chunk of it is computed by every rank.";
+    coconet_user_assert(!(from.kind == LayoutKind::Sliced && from.dim == dim))
+        << where << producer.name() << " is " << from.to_string()
+        << ", so its ranks hold different ranges of dimension " << dim
+        << "; chunk along another dimension (" << fallback << ", the default, works).";
     contents->overlap_chunks = chunks;
     contents->overlap_dim = dim;
     return *this;

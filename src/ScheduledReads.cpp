@@ -72,11 +72,16 @@ int overlap_dim(const DFuncContents &f, const Analysis &analysis) {
     if (o && o->overlap_dim >= 0) {
         return o->overlap_dim;
     }
-    const int outer = (int)analysis.of(&f).extents.size() - 1;
-    const bool concat = f.kind == FuncKind::Collective &&
-                        f.collective->kind == CollectiveKind::AllToAll &&
-                        f.collective->concat_dim == outer;
-    return concat ? outer - 1 : outer;
+    return default_overlap_dim((int)analysis.of(&f).extents.size(),
+                               analysis.of(f.collective->source.get()).layout);
+}
+
+int default_overlap_dim(int dims, const Layout &source) {
+    int d = dims - 1;
+    while (d >= 0 && source.kind == LayoutKind::Sliced && source.dim == d) {
+        d--;
+    }
+    return d;
 }
 
 } // namespace coconet

@@ -20,9 +20,15 @@ const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFunc
 // the split all_reduce it is the reduce_scatter of; 0 when not overlapped.
 int overlap_chunks(const DFuncContents &f, const Analysis &analysis);
 
-// The dimension those chunks run along: the one the overlap names, else the
-// outermost one other than an all_to_all's concatenated dimension.
+// The dimension those chunks run along: the one the overlap names, else
+// default_overlap_dim.
 int overlap_dim(const DFuncContents &f, const Analysis &analysis);
+
+// The outermost of a collective's `dims` dimensions along which its source
+// (of layout `source`) is not sliced, so that every rank computes part of
+// every chunk (an all_to_all's source is sliced along its concatenated one);
+// -1 if there is none.
+int default_overlap_dim(int dims, const Layout &source);
 
 } // namespace coconet
 

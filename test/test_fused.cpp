@@ -335,10 +335,9 @@ TEST_CASE("overlap refuses what it cannot overlap", "[schedules][overlap][error]
         ps(i, j) = s1(i, j) * 2.0f;
         DFunc moved = all_to_all(ps, 0, 1, "moved");
         CHECK_THAT(message_of<UserError>([&] { moved.overlap(ps, 2, 1); }),
-                   Contains("overlap(moved, ps, 2, 1): the input ps of all_to_all moved is "
-                            "sliced along dimension 1, so its ranks hold different ranges of it; "
-                            "chunk along another dimension (the result's sliced dimension 0 "
-                            "works)."));
+                   Contains("overlap(moved, ps, 2, 1): ps is Sliced(1), so its ranks hold "
+                            "different ranges of dimension 1; chunk along another dimension (0, "
+                            "the default, works)."));
     }
     {
         // A producer that others read too cannot be computed in chunks.

@@ -152,6 +152,16 @@ TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {
         a2a.output(moved, Sliced(1));
         check_matches_reference(a2a, kRanks);
     }
+    // By default, the outermost dimension the producer is not sliced along.
+    DFunc s2 = input("s2", Halide::Float(32), {5, 7, 4}, Sliced(2));
+    DFunc q2("q2");
+    q2(i, j, k) = s2(i, j, k) * 3.0f;
+    DFunc moved2 = all_to_all(q2, 0, 2, "moved2");
+    moved2.overlap(q2, 3);
+    Program a2a("overlap_default_dim");
+    a2a.output(moved2, Sliced(0));
+    check_matches_reference(a2a, kRanks);
+    CHECK_THAT(print_plan(lower(a2a), 3), Contains("3 tiles of 3 along dimension 1"));
 }
 
 TEST_CASE("a gather's pass computes the producers of the gathered Func", "[schedules][fused]") {
