@@ -1,6 +1,7 @@
 #include "Fusion.h"
 
 #include <algorithm>
+#include <set>
 
 #include "Error.h"
 
@@ -64,22 +65,19 @@ void check_gather_chain(const FusedPass &g) {
         << "fuse_with(" << g.members[0]->name << ", " << g.scatter->name << "): " << g.scatter->name
         << " gathers " << gathered->name << ", which is not fused with it; "
         << "fuse " << gathered->name << " too (its pass computes it last).";
-    for (const DFuncContents *m : g.members) {
-        if (m == gathered) {
-            continue;
-        }
-        bool read = false;
-        for (const DFuncContents *reader : g.members) {
-            for (const auto &def : definitions_of(*reader)) {
-                for (const auto &call : distributed_calls(*reader, def)) {
-                    read = read || call.callee.get() == m;
-                }
+    std::set<const DFuncContents *> read; // by some member
+    for (const DFuncContents *reader : g.members) {
+        for (const auto &def : definitions_of(*reader)) {
+            for (const auto &call : distributed_calls(*reader, def)) {
+                read.insert(call.callee.get());
             }
         }
-        coconet_user_assert(read) << "fuse_with(" << m->name << ", " << g.scatter->name
-                                  << "): no Func fused with " << g.scatter->name << " reads "
-                                  << m->name << "; fuse the Funcs between " << m->name << " and "
-                                  << gathered->name << " with " << g.scatter->name << " too.";
+    }
+    for (const DFuncContents *m : g.members) {
+        coconet_user_assert(m == gathered || read.count(m))
+            << "fuse_with(" << m->name << ", " << g.scatter->name << "): no Func fused with "
+            << g.scatter->name << " reads " << m->name << "; fuse the Funcs between " << m->name
+            << " and " << gathered->name << " with " << g.scatter->name << " too.";
     }
 }
 
