@@ -158,7 +158,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             continue;
         }
         const FusedPass &g = spmd.passes[seg.fused_pass];
-        bool kernels_on_gpu = true;
+        bool kernels_on_gpu = true, one_kernel = true;
         for (int nsrc : kernel_sources(g, a, options)) {
             const std::string kname =
                 fn + "_step" + std::to_string(step.segment) + "_kernel" + std::to_string(nsrc);
@@ -167,14 +167,18 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             step.kernels.push_back(ProgramKernel{
                 nsrc, kname, gpu, gpu && kp.on_gpu ? device_interface_function(target) : ""});
             kernels_on_gpu = kernels_on_gpu && kp.on_gpu;
+            one_kernel = one_kernel && kp.one_kernel;
         }
         if (gpu) {
             placement << "  fused pass of " << g.scatter->name << ": "
-                      << (kernels_on_gpu ? "GPU kernels; ranks sharing the device (threads "
-                                           "backend) keep the pass there, other backends move "
-                                           "its data through host memory"
-                                         : "kernels partly on the host, data moved through host "
-                                           "memory")
+                      << (!kernels_on_gpu ? "kernels partly on the host, data moved through "
+                                            "host memory"
+                          : one_kernel ? "one GPU kernel for all outputs"
+                                       : "a GPU kernel per output")
+                      << (kernels_on_gpu ? "; ranks sharing the device (threads backend) keep "
+                                           "the pass there, other backends move its data "
+                                           "through host memory"
+                                         : "")
                       << "\n";
         }
     }

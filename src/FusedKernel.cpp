@@ -1,5 +1,6 @@
 #include "FusedKernel.h"
 
+#include <optional>
 #include <set>
 
 #include "Error.h"
@@ -22,6 +23,41 @@ Expr combine(ReduceOp op, Expr a, Expr b) {
     case ReduceOp::Min: return Halide::min(a, b);
     default: return a + b;
     }
+}
+
+// On a GPU, every output of the pass as one element of a Tuple computed by
+// one kernel, the members between them inlined: each element of the chunk is
+// read once and each output written once, where a kernel per output writes
+// and rereads the values the outputs share (the reduced value, m_new for
+// Adam's update: 1.5x the bytes). The Tuple's buffers are the outputs in
+// order, so the kernel's arguments are those of a kernel per output. Not
+// possible (nullopt) where a Func is scheduled by the user, has updates or
+// several values, or cannot be a GPU kernel.
+std::optional<Func> one_gpu_kernel(const FusedPass &pass,
+                                   const std::map<const DFuncContents *, Func> &funcs,
+                                   const std::vector<Halide::Var> &vars) {
+    for (const DFuncContents *m : pass.members) {
+        const Halide::Internal::Function &fn = funcs.at(m).function();
+        if (fn.has_update_definition() || fn.outputs() != 1 ||
+            fn.definition().schedule().touched()) {
+            return std::nullopt;
+        }
+    }
+    std::vector<Expr> values;
+    for (const FusedOutput &o : pass.outputs) {
+        const Func &f = funcs.at(o.member);
+        if (f.dimensions() != (int)vars.size()) {
+            return std::nullopt;
+        }
+        values.push_back(f(vars));
+    }
+    Func one(pass.scatter->name + "_pass");
+    one(vars) = Halide::Tuple(values);
+    one.compute_root();
+    if (!gpu_tile_func(one).empty()) {
+        return std::nullopt;
+    }
+    return one;
 }
 
 } // namespace
@@ -71,10 +107,17 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
         };
         funcs[m] = rebuild_compute(*m, analysis.of(m), callee, rank, size);
     }
+    const bool gpu = target.has_gpu_feature();
+    if (gpu) {
+        if (std::optional<Func> one = one_gpu_kernel(pass, funcs, vars)) {
+            out.pipeline = Halide::Pipeline(*one);
+            out.on_gpu = out.one_kernel = true;
+            return out;
+        }
+    }
     // Each output is one loop over the chunk, vectorized or a GPU kernel
     // (unless the user scheduled the Func's compute); values that several
     // outputs read are computed once per chunk.
-    const bool gpu = target.has_gpu_feature();
     out.on_gpu = gpu;
     std::set<std::string> scheduled; // the reduced value may be an output too
     auto schedule = [&](Func f) {

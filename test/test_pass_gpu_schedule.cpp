@@ -2,7 +2,9 @@
 // pipelines: which Funcs become GPU kernels, which stay on the host and why,
 // asserted on the placement, and that the scheduled pipeline lowers for an
 // OpenCL target.
+#include "FusedKernel.h"
 #include "GpuSchedule.h"
+#include "Lower.h"
 #include "../apps/Apps.h"
 #include "TestUtil.h"
 
@@ -177,4 +179,55 @@ TEST_CASE("schedule_for_gpu: readers of a returned extern stage stay on the host
     reader2.compute_root();
     const GpuPlacement kept = schedule_for_gpu(Halide::Pipeline(reader2), always);
     CHECK(std::count(kept.gpu.begin(), kept.gpu.end(), "reader2") == 1);
+}
+
+namespace {
+
+// The fused pass of b = a * t, a = m + t (t an all_reduce split in two and
+// fused with both), with b and a's slices as outputs; `schedule` may touch a.
+FusedKernelPipeline fused_kernel_of(const Halide::Target &target,
+                                    const std::function<void(DFunc &)> &schedule = {}) {
+    auto [g, m, t] = coconet_test::split_sum();
+    Var i("i");
+    DFunc a("a"), b("b");
+    a(i) = m(i) + t(i);
+    b(i) = a(i) * t(i);
+    b.fuse_with(t);
+    a.fuse_with(t);
+    if (schedule) {
+        schedule(a);
+    }
+    Program p("fusion");
+    p.output(a, Sliced(0));
+    p.output(b, Sliced(0));
+    const LoweredProgram lowered = lower(p);
+    REQUIRE(lowered.spmd.passes.size() == 1);
+    REQUIRE(lowered.spmd.passes[0].outputs.size() == 2);
+    return build_fused_kernel(lowered.spmd.passes[0], lowered.analysis, 3, target);
+}
+
+} // namespace
+
+TEST_CASE("build_fused_kernel: one GPU kernel computes every output of a pass",
+          "[passes][gpu]") {
+    const Halide::Target opencl = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+    // On a GPU: one Tuple-valued kernel, its elements the outputs in order
+    // (a, b), so each source element is read once and nothing in between is
+    // written.
+    FusedKernelPipeline k = fused_kernel_of(opencl);
+    CHECK(k.on_gpu);
+    CHECK(k.one_kernel);
+    REQUIRE(k.pipeline.outputs().size() == 1);
+    CHECK(k.pipeline.outputs()[0].outputs() == 2);
+    CHECK(k.arguments.size() == 3 + 1 + 2); // sources, m, rank and size
+    k.pipeline.compile_to_module(k.arguments, "one_kernel", opencl);
+    // On the CPU: a vectorized loop per output.
+    k = fused_kernel_of(Halide::get_host_target());
+    CHECK_FALSE(k.on_gpu);
+    CHECK_FALSE(k.one_kernel);
+    CHECK(k.pipeline.outputs().size() == 2);
+    // A member the user scheduled keeps its schedule: a kernel per output.
+    k = fused_kernel_of(opencl, [](DFunc &a) { a.func().vectorize(a.func().args()[0], 4); });
+    CHECK_FALSE(k.one_kernel);
+    CHECK(k.pipeline.outputs().size() == 2);
 }
