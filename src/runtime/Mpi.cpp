@@ -378,19 +378,29 @@ void unflatten(Flat &f, halide_buffer_t *dst) {
     }
 }
 
+// Where a caller's buffer lies in a window of coconet_mpi_alloc: the window's
+// index and the offset in its owner's segment; window -1 for none.
+struct WindowPlace {
+    int64_t window = -1;
+    int64_t offset = 0;
+};
+
 // Where a fused call's data lies in each member's window segment: the
-// member's count of window barriers reached, its source (the full box,
-// dense), then per gathered output its slice of it (dense). Every member
-// computes the same layout.
+// member's count of window barriers reached (its barrier slot), where its
+// source and gathered outputs lie when they are window memory of the
+// caller's (one WindowPlace each), its source (the full box, dense) unless
+// peers read it in place, then per gathered output its slice of it (dense).
+// Every member computes the same layout.
 struct FusedLayout {
-    static constexpr size_t kSrcOffset = 64; // after the barrier count
+    static constexpr size_t kPlacesOffset = 64; // after the barrier slot
 
     explicit FusedLayout(const FusedPlan &plan) {
         auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
         const coconet_fused_call &c = plan.call;
+        src_offset = kPlacesOffset + aligned(sizeof(WindowPlace) * (1 + c.nout));
         const size_t src_bytes =
             plan.reduces() ? (size_t)plan.full.count() * plan.element_bytes() : 0;
-        size_t at = kSrcOffset + aligned(src_bytes);
+        size_t at = src_offset + aligned(src_bytes);
         // Not always the first (pieces of slices are cut again).
         size_t largest = 0;
         for (int q = plan.group.first; q < plan.group.first + plan.group.size; q++) {
@@ -404,8 +414,21 @@ struct FusedLayout {
         }
         bytes = at;
     }
+    // Member k's places: [0] its source, [1 + i] its output i.
+    static WindowPlace *places(uint8_t *segment) {
+        return reinterpret_cast<WindowPlace *>(segment + kPlacesOffset);
+    }
+    size_t src_offset;
     std::vector<size_t> out_offset;
     size_t bytes;
+};
+
+// A window of memory callers allocate (coconet_mpi_alloc) over the world's
+// ranks on one node: every member's segment, by world rank.
+struct UserWindow {
+    MPI_Win win = MPI_WIN_NULL;
+    std::vector<uint8_t *> base;
+    std::vector<MPI_Aint> bytes;
 };
 
 // A shared-memory window over one group's ranks, kept for later fused calls
@@ -416,7 +439,7 @@ struct SharedWindow {
     MPI_Win win = MPI_WIN_NULL;
     MPI_Aint bytes = 0;          // this rank's segment
     std::vector<uint8_t *> base; // each member's segment, by group rank
-    // Over the slots at the start of each segment (FusedLayout::kSrcOffset).
+    // Over the slots at the start of each segment (before FusedLayout::kPlacesOffset).
     coconet_rt::FlagBarrier barrier;
 };
 
@@ -440,6 +463,16 @@ struct MpiComm : coconet_comm {
         MPI_Finalized(&finalized);
         if (finalized || !failure.empty()) {
             return;
+        }
+        // Every rank allocated the world's in the same order.
+        if (!members_present(group_comms.at(std::make_pair(0, size)))) {
+            return;
+        }
+        for (UserWindow &u : user_windows) {
+            if (u.win != MPI_WIN_NULL) {
+                MPI_Win_unlock_all(u.win);
+                MPI_Win_free(&u.win);
+            }
         }
         // Map order: every rank frees shared groups in the same order.
         for (auto &entry : windows) {
@@ -1088,6 +1121,9 @@ struct MpiComm : coconet_comm {
     // of its source that peers read, reduces its slice chunk by chunk from all
     // members' sources in group-rank order (bit-identical to the reference),
     // posts its slice of gathered outputs and copies the others' slices.
+    // Buffers in window memory of the caller's (coconet_mpi_alloc) are used in
+    // place: peers read such a source where it is, and write their slices of
+    // a gathered output straight into it.
     int fused_direct(const FusedPlan &plan, const std::string &what) {
         const coconet_fused_call &c = plan.call;
         const Group &g = plan.group;
@@ -1098,18 +1134,17 @@ struct MpiComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
-        std::vector<const halide_buffer_t *> srcs;
-        for (int k = 0; plan.reduces() && k < g.size; k++) {
-            views.push_back(std::make_unique<coconet_rt::DenseView>(
-                w->base[k] + FusedLayout::kSrcOffset, plan.full, c.src->type));
-            // This rank reads its own source in place.
-            srcs.push_back(k == me ? c.src : &views.back()->buf);
+        WindowPlace *mine = FusedLayout::places(w->base[me]);
+        mine[0] = plan.reduces() ? place_of(c.src, plan.full) : WindowPlace{};
+        for (int i = 0; i < c.nout; i++) {
+            mine[1 + i] = c.gathered[i] ? place_of(c.outs[i], plan.full) : WindowPlace{};
         }
-        for (int q = g.first; plan.reduces() && q < g.first + g.size; q++) {
+        for (int q = g.first; plan.reduces() && mine[0].window < 0 && q < g.first + g.size; q++) {
             const Box theirs = plan.slice(q);
             if (q != rank && !theirs.empty()) {
-                coconet_rt::copy_box(c.src, &views[me]->buf, theirs);
+                coconet_rt::DenseView posted(w->base[me] + layout.src_offset, plan.full,
+                                             c.src->type);
+                coconet_rt::copy_box(c.src, &posted.buf, theirs);
                 count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * plan.element_bytes());
             }
         }
@@ -1117,12 +1152,30 @@ struct MpiComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        // slices[i][k]: member k's slice of gathered output i in k's segment.
-        std::vector<std::vector<std::unique_ptr<coconet_rt::DenseView>>> slices(c.nout);
+        // Member k's data: its source, its slice of each gathered output in
+        // its segment (slices[i][k]), and its gathered outputs where they are
+        // window memory (direct[i][k], null where not).
+        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
+        std::vector<const halide_buffer_t *> srcs;
+        for (int k = 0; plan.reduces() && k < g.size; k++) {
+            views.push_back(in_window(FusedLayout::places(w->base[k])[0], g.first + k,
+                                      w->base[k] + layout.src_offset, plan.full, c.src->type));
+            // This rank reads its own source in place.
+            srcs.push_back(k == me ? c.src : &views.back()->buf);
+        }
+        std::vector<std::vector<std::unique_ptr<coconet_rt::DenseView>>> slices(c.nout),
+            direct(c.nout);
+        std::vector<bool> posting(c.nout, false); // some member reads slices from the window
         for (int i = 0; i < c.nout; i++) {
             for (int k = 0; c.gathered[i] && k < g.size; k++) {
                 slices[i].push_back(std::make_unique<coconet_rt::DenseView>(
                     w->base[k] + layout.out_offset[i], plan.slice(g.first + k), c.outs[i]->type));
+                const WindowPlace at = FusedLayout::places(w->base[k])[1 + i];
+                direct[i].push_back(at.window >= 0 && k != me
+                                        ? in_window(at, g.first + k, nullptr, plan.full,
+                                                    c.outs[i]->type)
+                                        : nullptr);
+                posting[i] = posting[i] || at.window < 0;
             }
         }
         int kernel_rc = COCONET_OK;
@@ -1133,9 +1186,15 @@ struct MpiComm : coconet_comm {
             }
             // While the chunk is in cache.
             for (int i = 0; i < c.nout; i++) {
-                if (c.gathered[i]) {
-                    coconet_rt::copy_box(c.outs[i], &slices[i][me]->buf, chunk);
-                    count_bytes(COCONET_FUSED, (uint64_t)chunk.count() * c.outs[i]->type.bytes());
+                const uint64_t bytes = (uint64_t)chunk.count() * c.outs[i]->type.bytes();
+                for (int k = 0; c.gathered[i] && k < g.size; k++) {
+                    halide_buffer_t *to = direct[i][k]   ? &direct[i][k]->buf
+                                          : k == me && posting[i] ? &slices[i][me]->buf
+                                                                  : nullptr;
+                    if (to) {
+                        coconet_rt::copy_box(c.outs[i], to, chunk);
+                        count_bytes(COCONET_FUSED, bytes);
+                    }
                 }
             }
         }
@@ -1154,7 +1213,7 @@ struct MpiComm : coconet_comm {
                                                       std::to_string(failed));
         }
         for (int i = 0; i < c.nout; i++) {
-            for (int k = 0; c.gathered[i] && k < g.size; k++) {
+            for (int k = 0; c.gathered[i] && mine[1 + i].window < 0 && k < g.size; k++) {
                 const Box theirs = plan.slice(g.first + k);
                 if (k != me && !theirs.empty()) {
                     coconet_rt::copy_box(&slices[i][k]->buf, c.outs[i], theirs);
@@ -1165,6 +1224,107 @@ struct MpiComm : coconet_comm {
         // Nobody writes into the window again before every peer has read it.
         rc = window_barrier(*w, what + " (slices read)");
         return kernel_rc != COCONET_OK ? kernel_rc : rc;
+    }
+
+    // Where b lies in window memory of this rank's from coconet_mpi_alloc,
+    // when it holds exactly `box`, densely (the layout peers assume).
+    WindowPlace place_of(const halide_buffer_t *b, const Box &box) const {
+        if (!b->host || !coconet_rt::is_dense(b) || !same_box(coconet_rt::box_of(b), box)) {
+            return {};
+        }
+        const size_t bytes = (size_t)box.count() * b->type.bytes();
+        for (size_t i = 0; i < user_windows.size(); i++) {
+            const UserWindow &u = user_windows[i];
+            if (u.win != MPI_WIN_NULL && b->host >= u.base[rank] &&
+                b->host + bytes <= u.base[rank] + u.bytes[rank]) {
+                return {(int64_t)i, (int64_t)(b->host - u.base[rank])};
+            }
+        }
+        return {};
+    }
+
+    // A dense view of `box` at world rank q's `at`, or at `otherwise` when
+    // `at` is no window (null then: none).
+    std::unique_ptr<coconet_rt::DenseView> in_window(const WindowPlace &at, int q,
+                                                     uint8_t *otherwise, const Box &box,
+                                                     const halide_type_t &type) const {
+        uint8_t *host =
+            at.window >= 0 ? user_windows[(size_t)at.window].base[q] + at.offset : otherwise;
+        return host ? std::make_unique<coconet_rt::DenseView>(host, box, type) : nullptr;
+    }
+
+    static bool same_box(const Box &a, const Box &b) {
+        if (a.dims != b.dims || a.none != b.none) {
+            return false;
+        }
+        for (int d = 0; d < a.dims; d++) {
+            if (a.min[d] != b.min[d] || a.extent[d] != b.extent[d]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Window memory for callers (coconet_mpi_alloc): collective over the
+    // world, each rank its own size; in one node only.
+    int alloc(size_t bytes, void **out) {
+        *out = nullptr;
+        const std::string what = "coconet_mpi_alloc";
+        if (!one_node) {
+            return fail(COCONET_ERR_INVALID,
+                        coconet_rt::op_label(rank, what) +
+                            ": the ranks are on more than one node, and window memory is shared "
+                            "within a node; allocate ordinary memory (fused calls then take the "
+                            "ring path)");
+        }
+        Group world;
+        world.size = size;
+        UserWindow u;
+        void *base = nullptr;
+        int err = MPI_SUCCESS;
+        {
+            const coconet_rt::Watchdog::Guard guard = blocking(world, what);
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "alloc_shared_noncontig", "true");
+            err = MPI_Win_allocate_shared(std::max<MPI_Aint>((MPI_Aint)bytes, 1), 1, info,
+                                          group_comms.at(std::make_pair(0, size)), &base, &u.win);
+            MPI_Info_free(&info);
+            if (err == MPI_SUCCESS) {
+                err = MPI_Win_lock_all(MPI_MODE_NOCHECK, u.win);
+            }
+        }
+        if (err != MPI_SUCCESS) {
+            return mpi_error(err, what);
+        }
+        for (int q = 0; q < size; q++) {
+            MPI_Aint segment = 0;
+            int unit = 0;
+            void *ptr = nullptr;
+            MPI_Win_shared_query(u.win, q, &segment, &unit, &ptr);
+            u.base.push_back(static_cast<uint8_t *>(ptr));
+            u.bytes.push_back(segment);
+        }
+        user_windows.push_back(std::move(u));
+        *out = base;
+        return COCONET_OK;
+    }
+
+    // Collective over the world, like coconet_mpi_alloc.
+    int free_window(void *p) {
+        for (UserWindow &u : user_windows) {
+            if (u.win != MPI_WIN_NULL && u.base[rank] == p) {
+                Group world;
+                world.size = size;
+                const coconet_rt::Watchdog::Guard guard = blocking(world, "coconet_mpi_free");
+                MPI_Win_unlock_all(u.win);
+                MPI_Win_free(&u.win);
+                return COCONET_OK;
+            }
+        }
+        return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, "coconet_mpi_free") +
+                                             ": not memory from coconet_mpi_alloc on this "
+                                             "communicator (or freed already)");
     }
 
     // The group's window, created (communicator too) or grown as needed. Only
@@ -1526,6 +1686,7 @@ struct MpiComm : coconet_comm {
     // By (first rank, size) of a group: its communicator and its window.
     std::map<std::pair<int, int>, MPI_Comm> group_comms;
     std::map<std::pair<int, int>, SharedWindow> windows;
+    std::vector<UserWindow> user_windows; // coconet_mpi_alloc's, in allocation order
 };
 
 } // namespace
@@ -1575,6 +1736,25 @@ void coconet_mpi_comm_destroy(coconet_comm *comm) {
     delete comm;
 }
 
+void *coconet_mpi_alloc(coconet_comm *comm, size_t bytes) {
+    auto *mpi = dynamic_cast<MpiComm *>(comm);
+    void *p = nullptr;
+    if (!mpi) {
+        coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                         "coconet_mpi_alloc: not an MPI communicator (coconet_mpi_comm_create)");
+    } else {
+        mpi->alloc(bytes, &p);
+    }
+    return p;
+}
+
+int coconet_mpi_free(coconet_comm *comm, void *p) {
+    auto *mpi = dynamic_cast<MpiComm *>(comm);
+    return mpi ? mpi->free_window(p)
+               : coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                                  "coconet_mpi_free: not an MPI communicator");
+}
+
 void coconet_mpi_finalize(void) {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -1611,6 +1791,16 @@ coconet_comm *coconet_mpi_comm_create(double) {
 
 void coconet_mpi_comm_destroy(coconet_comm *comm) {
     delete comm;
+}
+
+void *coconet_mpi_alloc(coconet_comm *comm, size_t) {
+    coconet_rt::fail(comm, COCONET_ERR_INVALID, "coconet_mpi_alloc: this runtime was built without MPI");
+    return nullptr;
+}
+
+int coconet_mpi_free(coconet_comm *comm, void *) {
+    return coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                            "coconet_mpi_free: this runtime was built without MPI");
 }
 
 void coconet_mpi_finalize(void) {}

@@ -67,6 +67,17 @@ int coconet_mpi_available(void);
 // or NULL (with a message on stderr) when MPI is unavailable.
 coconet_comm *coconet_mpi_comm_create(double timeout_seconds);
 void coconet_mpi_comm_destroy(coconet_comm *comm);
+// Memory in a shared window over the communicator's ranks (one node): a
+// fused pass reads a source placed there in place, and peers write their
+// slices of a gathered output placed there straight into it, where ordinary
+// buffers cost a copy into the pass's window and out of it. A buffer counts
+// as placed when it lies in this memory, dense, holding exactly the pass's
+// box. Collective: every rank calls it, in the same order, each with its own
+// size (0 allowed). NULL on failure (coconet_comm_last_error says why: more
+// than one node, an MPI error). Free with coconet_mpi_free (collective too),
+// or leave it to coconet_mpi_comm_destroy.
+void *coconet_mpi_alloc(coconet_comm *comm, size_t bytes);
+int coconet_mpi_free(coconet_comm *comm, void *p);
 // Finalizes MPI if this runtime initialized it.
 void coconet_mpi_finalize(void);
 

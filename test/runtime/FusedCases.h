@@ -146,8 +146,25 @@ const uint8_t kGap = 0xCD;
 
 // A buffer over a global box; strided: elements 2 apart and padded rows, so
 // that writes outside the box show up as changed gap bytes.
+// Memory a test hands out to buffers (window memory of coconet_mpi_alloc):
+// a bump allocator over [base, base + bytes), reset between cases.
+struct Arena {
+    uint8_t *base = nullptr;
+    size_t bytes = 0, used = 0;
+    // n bytes, 64-byte aligned; null when the arena is full.
+    uint8_t *take(size_t n) {
+        const size_t at = (used + 63) / 64 * 64;
+        if (!base || at + n > bytes) {
+            return nullptr;
+        }
+        used = at + n;
+        return base + at;
+    }
+};
+
 struct FusedBuf {
-    FusedBuf(halide_type_t type, const Box &bx, bool strided) : box(bx) {
+    // In `arena` when given (and not full), else in memory of its own.
+    FusedBuf(halide_type_t type, const Box &bx, bool strided, Arena *arena = nullptr) : box(bx) {
         int64_t stride = strided ? 2 : 1, elements = 1;
         for (int d = 0; d < box.dims; d++) {
             dim[d] =
@@ -155,11 +172,17 @@ struct FusedBuf {
             elements += std::max<int64_t>(box.extent[d] - 1, 0) * stride;
             stride = std::max<int64_t>(stride * (box.extent[d] + (strided ? 1 : 0)), 1);
         }
-        data.assign((size_t)elements * type.bytes(), kGap);
+        size = (size_t)elements * type.bytes();
+        mem = arena ? arena->take(size) : nullptr;
+        if (!mem) {
+            own.resize(size);
+            mem = own.data();
+        }
+        std::memset(mem, kGap, size);
         b.type = type;
         b.dimensions = box.dims;
         b.dim = dim;
-        b.host = data.data();
+        b.host = mem;
     }
     FusedBuf(const FusedBuf &) = delete; // b points into this object
     FusedBuf &operator=(const FusedBuf &) = delete;
@@ -170,17 +193,17 @@ struct FusedBuf {
     }
     // Whether every byte outside the box still holds kGap.
     bool gaps_intact() const {
-        std::vector<bool> in_box(data.size(), false);
+        std::vector<bool> in_box(size, false);
         coconet_rt::for_each_row(box, [&](const int64_t *x, int64_t n) {
-            const size_t at = coconet_rt::element_address(&b, x) - data.data();
+            const size_t at = coconet_rt::element_address(&b, x) - mem;
             for (int64_t k = 0; k < n; k++) {
                 for (int byte = 0; byte < b.type.bytes(); byte++) {
                     in_box[at + (k * dim[0].stride) * b.type.bytes() + byte] = true;
                 }
             }
         });
-        for (size_t i = 0; i < data.size(); i++) {
-            if (!in_box[i] && data[i] != kGap) {
+        for (size_t i = 0; i < size; i++) {
+            if (!in_box[i] && mem[i] != kGap) {
                 return false;
             }
         }
@@ -189,7 +212,9 @@ struct FusedBuf {
 
     halide_buffer_t b{};
     halide_dimension_t dim[4];
-    std::vector<uint8_t> data;
+    std::vector<uint8_t> own;
+    uint8_t *mem = nullptr;
+    size_t size = 0;
     Box box;
 };
 
@@ -326,9 +351,11 @@ struct SmallCall {
         return c;
     }
 
-    SmallCall(coconet_comm *comm, int R, int r, const char *name, int path, int64_t n)
-        : c(one_dim(n)), src(c.type, c.full, false),
-          out0(c.type, slice_box(c.full, 0, R, r), false), out1(c.type, c.full, false) {
+    SmallCall(coconet_comm *comm, int R, int r, const char *name, int path, int64_t n,
+              Arena *arena = nullptr)
+        : c(one_dim(n)), src(c.type, c.full, false, arena),
+          out0(c.type, slice_box(c.full, 0, R, r), false, arena),
+          out1(c.type, c.full, false, arena) {
         for_each_point(c.full, [&](const int64_t *x) { src.at<float>(x) = input<float>(r, x, 1); });
         log.comm = comm;
         call = make_call(c, name, path, &src.b, outs, gathered, &log);
@@ -345,15 +372,20 @@ struct SmallCall {
 // Runs case c on rank r of R with `path` (every rank of the world calls it;
 // non-members return at once); returns "" or what went wrong.
 template<typename T>
-std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm, int path) {
+std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm, int path,
+                           Arena *arena) {
     const Members g = members_of(R, c.nsplit, c.group);
     const bool member = g.has(r);
     Box nothing = c.full;
     nothing.extent[c.full.dims - 1] = 0;
     const Box mine =
         member ? slice_box(c.full, c.dim, g.size, r - g.first, c.pieces, c.piece) : nothing;
-    FusedBuf src(c.type, member ? c.full : nothing, c.strided);
-    FusedBuf out0(c.type, mine, c.strided), out1(c.type, member ? c.full : nothing, !c.strided);
+    if (arena) {
+        arena->used = 0;
+    }
+    FusedBuf src(c.type, member ? c.full : nothing, c.strided, arena);
+    FusedBuf out0(c.type, mine, c.strided, arena),
+        out1(c.type, member ? c.full : nothing, !c.strided, arena);
     for_each_point(src.box, [&](const int64_t *x) { src.at<T>(x) = input<T>(r, x, c.full.dims); });
     halide_buffer_t *outs[2] = {&out0.b, &out1.b};
     const int32_t gathered[2] = {0, 1};
@@ -424,16 +456,19 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
     return err.str();
 }
 
-// Runs every case on this rank; returns the first failures (at most `keep`).
+// Runs every case on this rank, its buffers in `arena` when given (strided
+// ones cannot be used in place there: both kinds meet in one call); returns
+// the first failures (at most `keep`).
 inline std::vector<std::string> run_fused_cases(int R, int r, coconet_comm *comm, int path,
-                                                size_t *ncases, size_t keep = 10) {
+                                                size_t *ncases, size_t keep = 10,
+                                                Arena *arena = nullptr) {
     const std::vector<FusedCase> cases = make_fused_cases(R);
     *ncases = cases.size();
     std::vector<std::string> failures;
     for (const FusedCase &c : cases) {
         const std::string e = c.type.code == halide_type_float
-                                  ? run_fused_case<float>(c, R, r, comm, path)
-                                  : run_fused_case<int32_t>(c, R, r, comm, path);
+                                  ? run_fused_case<float>(c, R, r, comm, path, arena)
+                                  : run_fused_case<int32_t>(c, R, r, comm, path, arena);
         if (!e.empty() && failures.size() < keep) {
             failures.push_back(c.str() + ": " + e);
         }

@@ -100,6 +100,67 @@ void check_counters(coconet_comm *comm, int R, int r, int path) {
                    ": one fused op counted, with its memory traffic");
 }
 
+// Buffers in window memory (coconet_mpi_alloc): every case on the direct
+// path (sources read in place, gathered slices written straight into peers'
+// outputs; strided buffers, not usable in place, meet placed ones in the same
+// calls) and on the ring, against the reference; the direct path then copies
+// only each rank's slices into peers' outputs.
+void check_window_memory(coconet_comm *comm, int R, int r) {
+    Arena arena;
+    arena.bytes = 1 << 20;
+    arena.base = static_cast<uint8_t *>(coconet_mpi_alloc(comm, arena.bytes));
+    report(arena.base != nullptr, "coconet_mpi_alloc: 1 MiB of window memory per rank");
+    if (!arena.base) {
+        return;
+    }
+    for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
+        size_t ncases = 0;
+        const std::vector<std::string> bad =
+            run_fused_cases(R, r, comm, path, &ncases, 5, &arena);
+        for (const std::string &e : bad) {
+            std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
+        }
+        report(bad.empty() && ncases >= 30, std::string("path ") + path_name(path) +
+                                                ", buffers in window memory: " +
+                                                std::to_string(ncases) + " cases match");
+    }
+    // Bytes the direct path copies for one call of n elements.
+    const int64_t n = 3000;
+    auto bytes_of = [&](Arena *in) {
+        if (in) {
+            in->used = 0;
+        }
+        SmallCall one(comm, R, r, "fw", COCONET_PATH_DIRECT, n, in);
+        coconet_comm_reset_counters(comm);
+        const int rc = coconet_fused_reduce_scatter(comm, &one.call);
+        return rc == COCONET_OK ? (int64_t)coconet_comm_bytes_sent(comm, COCONET_FUSED) : -1;
+    };
+    const int64_t plain = bytes_of(nullptr), placed = bytes_of(&arena);
+    int64_t begin = 0, end = 0;
+    coconet_slice_range(n, R, r, &begin, &end);
+    // Both: the kernel reads R sources and writes two outputs over the slice.
+    // Plain adds the source's parts peers read (n - slice) posted, the slice
+    // posted, the others' slices copied out (n - slice); placed, this rank's
+    // slice written into R - 1 peers' outputs.
+    const int64_t slice = end - begin, kernel = 4 * (R + 2) * slice;
+    const int64_t want_plain = kernel + (R > 1 ? 4 * (2 * n - slice) : 0),
+                  want_placed = kernel + 4 * (R - 1) * slice;
+    if (plain != want_plain || placed != want_placed) {
+        std::fprintf(stderr, "rank %d: fused bytes %lld plain (expected %lld), %lld placed "
+                             "(expected %lld)\n",
+                     r, (long long)plain, (long long)want_plain, (long long)placed,
+                     (long long)want_placed);
+    }
+    report(plain == want_plain && placed == want_placed,
+           "fused traffic on rank " + std::to_string(r) + ": " + std::to_string(placed) +
+               " bytes with window memory, " + std::to_string(plain) +
+               " with plain buffers (the source posted and the slices copied out: gone)");
+    const bool freed = coconet_mpi_free(comm, arena.base) == COCONET_OK;
+    const bool again = coconet_mpi_free(comm, arena.base) == COCONET_ERR_INVALID &&
+                       contains(coconet_comm_last_error(comm), "not memory from coconet_mpi_alloc");
+    report(freed && again, "coconet_mpi_free frees it; a second free is refused with a message");
+}
+
 // On a communicator of its own (a timeout leaves it refusing calls): the last
 // rank skips a fused call; the others time out naming it.
 void check_timeout(int R, int r, int path) {
@@ -191,6 +252,7 @@ int main(int argc, char **argv) {
         }
         check_counters(comm, R, r, path);
     }
+    check_window_memory(comm, R, r);
     // Frees the shared windows (collective over each group).
     coconet_mpi_comm_destroy(comm);
     if (R >= 2) {
