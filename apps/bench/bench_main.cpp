@@ -9,7 +9,10 @@
 // Under MPI it also times the unfused collectives alone (collective_all_reduce,
 // collective_all_to_all: the runtime's call against MPI_Allreduce and
 // MPI_Alltoallv); runs with COCONET_MPI_COLLECTIVES=deterministic are labelled
-// backend "mpi-deterministic". scripts/bench.sh runs it all and plots it
+// backend "mpi-deterministic". Under MPI the apps' AOT calls get their buffers
+// in window memory (coconet_mpi_alloc: fused passes use them in place), as a
+// user who read the docs allocates them; --plain-buffers gives them ordinary
+// memory instead. scripts/bench.sh runs it all and plots it
 // (docs/performance.md). Every variant's output is checked against the first's.
 #include <algorithm>
 #include <chrono>
@@ -45,6 +48,7 @@ struct Options {
     std::string out = "bench_results.json";
     int64_t stream_elements = int64_t(1) << 25; // doubles per array, over all ranks
     bool mpi = false;
+    bool window_memory = true; // under MPI, the AOT calls' buffers (--plain-buffers: off)
     double timeout = 120;
     std::vector<int> collective_log2_sizes = {20, 22, 24}; // the collective rows' n = 2^k
 };
@@ -123,6 +127,8 @@ struct AotCall {
     const coconet_aot_program *p;
     RankBuffers buffers;
     std::vector<halide_buffer_t *> args;
+    coconet_comm *window_comm = nullptr;
+    std::vector<void *> windows; // coconet_mpi_alloc's, freed with the call
 
     AotCall(const coconet_aot_program *program, coconet_comm *comm, const RankBuffers &given = {})
         : p(program) {
@@ -157,6 +163,36 @@ struct AotCall {
                 }
             }
             args.push_back(buffers.at(v.name).raw_buffer());
+        }
+    }
+
+    // Moves every buffer into window memory of the communicator's
+    // (coconet_mpi_alloc, collective: every rank makes the same calls).
+    void into_window(coconet_comm *comm) {
+        window_comm = comm;
+        for (size_t i = 0; i < args.size(); i++) {
+            const coconet_value_info &v = p->values[p->args[i]];
+            Halide::Buffer<> &b = buffers.at(v.name);
+            void *mem = coconet_mpi_alloc(comm, b.size_in_bytes());
+            if (!mem) {
+                throw RuntimeError(coconet_comm_last_error(comm));
+            }
+            windows.push_back(mem);
+            std::vector<halide_dimension_t> dims(b.raw_buffer()->dim,
+                                                 b.raw_buffer()->dim + b.dimensions());
+            Halide::Buffer<> placed(b.type(), mem, b.dimensions(), dims.data());
+            placed.copy_from(b);
+            b = placed;
+            args[i] = b.raw_buffer();
+        }
+    }
+
+    AotCall(const AotCall &) = delete; // frees its windows once
+    AotCall &operator=(const AotCall &) = delete;
+
+    ~AotCall() {
+        for (void *mem : windows) {
+            coconet_mpi_free(window_comm, mem);
         }
     }
 
@@ -293,6 +329,9 @@ private:
 
     Variant aot_variant(const Entry *e, const std::string &app) {
         auto call = std::make_shared<AotCall>(e->program, comm_);
+        if (o_.window_memory && std::strcmp(backend(), "mpi") == 0) {
+            call->into_window(comm_);
+        }
         const std::string out = main_output(app);
         return {[this, call] { (*call)(comm_); }, [call, out] { return call->buffers.at(out); }};
     }
@@ -698,6 +737,8 @@ int main(int argc, char **argv) {
             o.stream_elements = std::atoll(argv[++i]);
         } else if (a == "--mpi") {
             o.mpi = true;
+        } else if (a == "--plain-buffers") {
+            o.window_memory = false;
         } else {
             std::fprintf(stderr, "coconet_bench: unknown argument %s\n", a.c_str());
             return 2;
