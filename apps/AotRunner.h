@@ -16,10 +16,29 @@ namespace apps {
 // This rank's boxes of the library's outputs, keyed by name.
 RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size);
 
+// Window memory of an MPI communicator (coconet_mpi_alloc) for a rank's
+// buffers, freed with this object (buffers placed by it must not outlive it).
+// Fused passes read and write such buffers in place. Collective: every rank
+// places the same buffers in the same order.
+class WindowMemory {
+public:
+    explicit WindowMemory(coconet_comm *comm) : comm_(comm) {}
+    WindowMemory(const WindowMemory &) = delete;
+    WindowMemory &operator=(const WindowMemory &) = delete;
+    ~WindowMemory();
+    // A buffer of b's box and contents in window memory; throws RuntimeError.
+    Halide::Buffer<> place(const Halide::Buffer<> &b);
+
+private:
+    coconet_comm *comm_;
+    std::vector<void *> blocks_;
+};
+
 // Allocates this rank's outputs and runs the library's program on `comm`;
-// throws RuntimeError with the runtime's message when it fails.
+// throws RuntimeError with the runtime's message when it fails. With
+// `window`, inputs and outputs are placed in its memory first.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs);
+                         const RankBuffers &inputs, WindowMemory *window = nullptr);
 
 // Runs body(comm) on a thread per communicator (the ranks of one world, in
 // rank order); throws the error of a rank that failed first (the others are

@@ -3,7 +3,7 @@
 // Program each was built from.
 //
 //   build/apps/coconet_aot_app [--ranks 1,3,4] [--repeat N] [--path direct|ring] [library...]
-//   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi
+//   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi [--window]
 //
 // --gpu (the CUDA-target libraries) first looks for a GPU and, without one,
 // prints [SKIP] no GPU and succeeds. GPU results are checked to 1e-5: Halide's
@@ -24,7 +24,8 @@
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks, --repeat times (against one reference: a stress run).
-// --path sets COCONET_FUSED_PATH; on the ring, fused passes
+// --window (with --mpi) puts every rank's buffers in window memory
+// (coconet_mpi_alloc), which fused passes use in place. --path sets COCONET_FUSED_PATH; on the ring, fused passes
 // add up in a rotation of rank order, so they are checked to 1e-5, as are
 // unfused MPI collectives on MPI's own reductions (reference_tolerance).
 #include <algorithm>
@@ -74,23 +75,37 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
 #endif
 }
 
+// Libraries whose fused traffic window memory lowered (--window).
+int libraries_saving = 0;
+
+// How the libraries run (the command line's flags).
+struct RunOptions {
+    bool ring = false, nccl = false, gpu = false;
+    bool window = false; // MPI: buffers in window memory (coconet_mpi_alloc)
+    int repeat = 1;
+    double tolerance = 0;
+};
+
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
-bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring, bool nccl,
-           bool gpu, int repeat, double tolerance) {
+bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const RunOptions &o) {
     const Program program = apps::aot_program_source(p);
     const std::vector<RankBuffers> inputs =
         apps::inputs_for_generator(p->generator)(program, size, 1);
     const std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
     const int rank = comm ? coconet_comm_rank(comm) : 0;
     const auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<apps::WindowMemory> window; // outlives `got`, which it may hold
     std::vector<RankBuffers> got, want;
     double err = 0;
-    for (int k = 0; k < repeat; k++) {
+    for (int k = 0; k < o.repeat; k++) {
         if (comm) {
-            got = {apps::run_aot_rank(p, comm, inputs[rank])};
+            if (o.window) {
+                window = std::make_unique<apps::WindowMemory>(comm);
+            }
+            got = {apps::run_aot_rank(p, comm, inputs[rank], window.get())};
             want = {expected[rank]};
-        } else if (nccl) {
+        } else if (o.nccl) {
             got = run_nccl(p, size, inputs);
             want = expected;
         } else {
@@ -102,19 +117,39 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count() /
-        repeat;
-    tolerance = std::max({tolerance, gpu || (ring && has_fused_pass(p)) ? 1e-5 : 0.0,
+        o.repeat;
+    const double tolerance = std::max({o.tolerance, o.gpu || (o.ring && has_fused_pass(p)) ? 1e-5 : 0.0,
                           reference_tolerance(comm)});
     const std::vector<std::string> differ =
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
-    const bool ok = err <= tolerance && differ.empty();
-    std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s\n", ok ? "PASS" : "FAIL",
+    // Window memory must never cost fused traffic, and saves the copies of
+    // passes over the caller's buffers (not over values computed inside the
+    // program: the executor's own memory). Overlapped steps keep the
+    // schedule's tile count for this (COCONET_OVERLAP_TUNING=off), or the
+    // two calls would differ in it.
+    std::string traffic;
+    bool saved = true;
+    if (o.window && comm && size > 1 && has_fused_pass(p)) {
+        auto fused_bytes = [&](apps::WindowMemory *w) {
+            coconet_comm_reset_counters(comm);
+            apps::run_aot_rank(p, comm, inputs[rank], w);
+            return coconet_comm_bytes_sent(comm, COCONET_FUSED);
+        };
+        apps::WindowMemory w(comm);
+        const uint64_t placed = fused_bytes(&w), plain = fused_bytes(nullptr);
+        saved = placed <= plain;
+        libraries_saving += placed < plain ? 1 : 0;
+        traffic = ", fused traffic " + std::to_string(placed) + " bytes (plain buffers: " +
+                  std::to_string(plain) + ")";
+    }
+    const bool ok = err <= tolerance && differ.empty() && saved;
+    std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",
                 p->name, size,
-                comm   ? "mpi, rank "
-                : nccl ? "nccl"
-                       : "threads",
+                comm     ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
+                : o.nccl ? "nccl"
+                         : "threads",
                 comm ? std::to_string(rank).c_str() : "", err, ms,
-                differ.empty() ? "" : ", replicated outputs differ across ranks");
+                traffic.c_str(), differ.empty() ? "" : ", replicated outputs differ across ranks");
     return ok;
 }
 
@@ -122,10 +157,9 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, bool ring
 
 int main(int argc, char **argv) {
     std::vector<int> rank_counts = {1, 3, 4};
-    int repeat = 1;
-    double tolerance = 0;
+    RunOptions o;
     std::vector<std::string> names;
-    bool mpi = false, ring = false, nccl = false, gpu = false;
+    bool mpi = false;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
             rank_counts.clear();
@@ -134,18 +168,20 @@ int main(int argc, char **argv) {
                 rank_counts.push_back(std::atoi(n.c_str()));
             }
         } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
-            repeat = std::max(1, std::atoi(argv[++i]));
+            o.repeat = std::max(1, std::atoi(argv[++i]));
         } else if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             setenv("COCONET_FUSED_PATH", argv[++i], 1);
-            ring = std::strcmp(argv[i], "ring") == 0;
+            o.ring = std::strcmp(argv[i], "ring") == 0;
         } else if (std::strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
-            tolerance = std::atof(argv[++i]);
+            o.tolerance = std::atof(argv[++i]);
         } else if (std::strcmp(argv[i], "--mpi") == 0) {
             mpi = true;
+        } else if (std::strcmp(argv[i], "--window") == 0) {
+            o.window = true;
         } else if (std::strcmp(argv[i], "--nccl") == 0) {
-            nccl = true;
+            o.nccl = true;
         } else if (std::strcmp(argv[i], "--gpu") == 0) {
-            gpu = true;
+            o.gpu = true;
             if (coconet_gpu_count() == 0) {
                 std::printf("[SKIP] no GPU\n");
                 return 0;
@@ -188,7 +224,7 @@ int main(int argc, char **argv) {
                 continue;
             }
             const bool moves_all_to_all = std::strstr(p->generator, "all_to_all") != nullptr;
-            if (nccl && (min_ranks > 1 || moves_all_to_all || size > coconet_gpu_count())) {
+            if (o.nccl && (min_ranks > 1 || moves_all_to_all || size > coconet_gpu_count())) {
                 std::printf("[SKIP] %-24s %d ranks: %s\n", p->name, size,
                             min_ranks > 1      ? "process groups are not on the NCCL backend yet"
                             : moves_all_to_all ? "all_to_all is not on the NCCL backend yet"
@@ -198,7 +234,7 @@ int main(int argc, char **argv) {
             runs++;
             const auto start = std::chrono::steady_clock::now();
             try {
-                failures += check(p, size, comm, ring, nccl, gpu, repeat, tolerance) ? 0 : 1;
+                failures += check(p, size, comm, o) ? 0 : 1;
             } catch (const std::exception &e) {
                 const double s =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -207,6 +243,10 @@ int main(int argc, char **argv) {
                 failures++;
             }
         }
+    }
+    if (o.window && comm && coconet_comm_size(comm) > 1 && libraries_saving == 0) {
+        std::printf("[FAIL] window memory lowered the fused traffic of no library\n");
+        failures++;
     }
     if (comm) {
         coconet_mpi_comm_destroy(comm);

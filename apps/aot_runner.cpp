@@ -23,10 +23,37 @@ RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int siz
     return out;
 }
 
+WindowMemory::~WindowMemory() {
+    for (void *block : blocks_) {
+        coconet_mpi_free(comm_, block);
+    }
+}
+
+Halide::Buffer<> WindowMemory::place(const Halide::Buffer<> &b) {
+    void *block = coconet_mpi_alloc(comm_, b.size_in_bytes());
+    if (!block) {
+        throw RuntimeError(coconet_comm_last_error(comm_));
+    }
+    blocks_.push_back(block);
+    std::vector<halide_dimension_t> dims(b.raw_buffer()->dim,
+                                         b.raw_buffer()->dim + b.dimensions());
+    Halide::Buffer<> placed(b.type(), block, b.dimensions(), dims.data());
+    placed.copy_from(b);
+    return placed;
+}
+
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs) {
+                         const RankBuffers &inputs, WindowMemory *window) {
     RankBuffers in = inputs;
     RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
+    // Every rank places the same names in the same (map) order.
+    for (RankBuffers *buffers : {&in, &out}) {
+        for (auto &[name, b] : *buffers) {
+            if (window) {
+                b = window->place(b);
+            }
+        }
+    }
     std::vector<halide_buffer_t *> args;
     for (int i = 0; i < p->ninputs + p->noutputs; i++) {
         const char *name = p->values[p->args[i]].name;

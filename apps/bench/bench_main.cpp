@@ -127,8 +127,7 @@ struct AotCall {
     const coconet_aot_program *p;
     RankBuffers buffers;
     std::vector<halide_buffer_t *> args;
-    coconet_comm *window_comm = nullptr;
-    std::vector<void *> windows; // coconet_mpi_alloc's, freed with the call
+    std::unique_ptr<apps::WindowMemory> window; // holds the buffers placed in it
 
     AotCall(const coconet_aot_program *program, coconet_comm *comm, const RankBuffers &given = {})
         : p(program) {
@@ -166,33 +165,13 @@ struct AotCall {
         }
     }
 
-    // Moves every buffer into window memory of the communicator's
-    // (coconet_mpi_alloc, collective: every rank makes the same calls).
+    // Moves every buffer into window memory of the communicator's.
     void into_window(coconet_comm *comm) {
-        window_comm = comm;
+        window = std::make_unique<apps::WindowMemory>(comm);
         for (size_t i = 0; i < args.size(); i++) {
-            const coconet_value_info &v = p->values[p->args[i]];
-            Halide::Buffer<> &b = buffers.at(v.name);
-            void *mem = coconet_mpi_alloc(comm, b.size_in_bytes());
-            if (!mem) {
-                throw RuntimeError(coconet_comm_last_error(comm));
-            }
-            windows.push_back(mem);
-            std::vector<halide_dimension_t> dims(b.raw_buffer()->dim,
-                                                 b.raw_buffer()->dim + b.dimensions());
-            Halide::Buffer<> placed(b.type(), mem, b.dimensions(), dims.data());
-            placed.copy_from(b);
-            b = placed;
+            Halide::Buffer<> &b = buffers.at(p->values[p->args[i]].name);
+            b = window->place(b);
             args[i] = b.raw_buffer();
-        }
-    }
-
-    AotCall(const AotCall &) = delete; // frees its windows once
-    AotCall &operator=(const AotCall &) = delete;
-
-    ~AotCall() {
-        for (void *mem : windows) {
-            coconet_mpi_free(window_comm, mem);
         }
     }
 
