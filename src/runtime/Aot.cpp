@@ -744,7 +744,7 @@ private:
 
     void run_pass(int s) {
         const coconet_aot_step &st = p_.steps[s];
-        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout};
+        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout, false, {}, {}};
         k.on_device = device_pass(st, *k.kernel);
         const halide_device_interface_t *iface = k.kernel->device_interface;
         for (int i = 0; i < st.nextras; i++) {
