@@ -25,8 +25,8 @@
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks, --repeat times (against one reference: a stress run).
 // --window (with --mpi) puts every rank's buffers in window memory
-// (coconet_mpi_alloc), which fused passes use in place. --path sets COCONET_FUSED_PATH; on the ring, fused passes
-// add up in a rotation of rank order, so they are checked to 1e-5, as are
+// (coconet_mpi_alloc), which fused passes use in place. --path sets COCONET_FUSED_PATH; on the
+// ring, fused passes add up in a rotation of rank order, so they are checked to 1e-5, as are
 // unfused MPI collectives on MPI's own reductions (reference_tolerance).
 #include <algorithm>
 #include <chrono>
@@ -118,8 +118,9 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count() /
         o.repeat;
-    const double tolerance = std::max({o.tolerance, o.gpu || (o.ring && has_fused_pass(p)) ? 1e-5 : 0.0,
-                          reference_tolerance(comm)});
+    const double tolerance =
+        std::max({o.tolerance, o.gpu || (o.ring && has_fused_pass(p)) ? 1e-5 : 0.0,
+                  reference_tolerance(comm)});
     const std::vector<std::string> differ =
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
     // Window memory must never cost fused traffic, and saves the copies of
@@ -139,8 +140,8 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         const uint64_t placed = fused_bytes(&w), plain = fused_bytes(nullptr);
         saved = placed <= plain;
         libraries_saving += placed < plain ? 1 : 0;
-        traffic = ", fused traffic " + std::to_string(placed) + " bytes (plain buffers: " +
-                  std::to_string(plain) + ")";
+        traffic = ", fused traffic " + std::to_string(placed) +
+                  " bytes (plain buffers: " + std::to_string(plain) + ")";
     }
     const bool ok = err <= tolerance && differ.empty() && saved;
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",
@@ -148,8 +149,8 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
                 comm     ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
                 : o.nccl ? "nccl"
                          : "threads",
-                comm ? std::to_string(rank).c_str() : "", err, ms,
-                traffic.c_str(), differ.empty() ? "" : ", replicated outputs differ across ranks");
+                comm ? std::to_string(rank).c_str() : "", err, ms, traffic.c_str(),
+                differ.empty() ? "" : ", replicated outputs differ across ranks");
     return ok;
 }
 

@@ -35,8 +35,7 @@ Halide::Buffer<> WindowMemory::place(const Halide::Buffer<> &b) {
         throw RuntimeError(coconet_comm_last_error(comm_));
     }
     blocks_.push_back(block);
-    std::vector<halide_dimension_t> dims(b.raw_buffer()->dim,
-                                         b.raw_buffer()->dim + b.dimensions());
+    std::vector<halide_dimension_t> dims(b.raw_buffer()->dim, b.raw_buffer()->dim + b.dimensions());
     Halide::Buffer<> placed(b.type(), block, b.dimensions(), dims.data());
     placed.copy_from(b);
     return placed;

@@ -173,8 +173,8 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
             placement << "  fused pass of " << g.scatter->name << ": "
                       << (!kernels_on_gpu ? "kernels partly on the host, data moved through "
                                             "host memory"
-                          : one_kernel ? "one GPU kernel for all outputs"
-                                       : "a GPU kernel per output")
+                          : one_kernel    ? "one GPU kernel for all outputs"
+                                          : "a GPU kernel per output")
                       << (kernels_on_gpu ? "; ranks sharing the device (threads backend) keep "
                                            "the pass there, other backends move its data "
                                            "through host memory"

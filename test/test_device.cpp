@@ -5,9 +5,9 @@
 // Megatron block, whose GELU calls the device's tanh (it differs from the
 // host's in the last place). COCONET_TEST_DEVICE=cuda runs the same cases on
 // a CUDA GPU (test device_cuda, label gpu), to 1e-5: Halide's PTX backend
-// contracts a * b + c into one rounding (aot_main.cpp says more). The GPU schedules put every Func they can on the
-// device (test_pass_gpu_schedule says which cannot), so a wrong copy between
-// host and device shows here as a wrong result.
+// contracts a * b + c into one rounding (aot_main.cpp says more). The GPU schedules put every Func
+// they can on the device (test_pass_gpu_schedule says which cannot), so a wrong copy between host
+// and device shows here as a wrong result.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -62,8 +62,7 @@ void check_app_on_device(const std::string &app, double tolerance = 0.0, int min
             continue;
         }
         INFO(c.name);
-        check_matches_reference(c.make(), ranks, within(tolerance), c.min_ranks, c.inputs,
-                                target);
+        check_matches_reference(c.make(), ranks, within(tolerance), c.min_ranks, c.inputs, target);
         cases++;
     }
     CHECK(cases >= min_cases);
@@ -101,7 +100,7 @@ TEST_CASE("embedding + all_to_all on the device", "[device][embedding]") {
         INFO("overlap " << chunks);
         c.overlap = chunks;
         check_matches_reference(apps::embedding_all_to_all(c), ranks, within(0.0), 1, make_inputs,
-                                    target);
+                                target);
     }
 }
 
@@ -126,7 +125,7 @@ TEST_CASE("gemm + all_to_all on the device", "[device][gemm]") {
         INFO("overlap " << chunks);
         c.overlap = chunks;
         check_matches_reference(apps::gemm_all_to_all(c), ranks, within(0.0), 1, make_inputs,
-                                    target);
+                                target);
     }
 }
 
@@ -136,9 +135,8 @@ TEST_CASE("a rank without a slice is refused on a device, not aborted", "[device
     c.n = 7;
     c.gpu = true;
     const Program p = apps::adam(c);
-    const std::string message = coconet_test::message_of<RuntimeError>([&] {
-        JitProgram(p, target).run_threads(8, apps::optimizer_inputs(p, 8, 1), 5.0);
-    });
+    const std::string message = coconet_test::message_of<RuntimeError>(
+        [&] { JitProgram(p, target).run_threads(8, apps::optimizer_inputs(p, 8, 1), 5.0); });
     CHECK_THAT(message, Catch::Matchers::Contains("of 7 elements in blocks of 1 over 8 ranks, "
                                                   "which leaves rank 7 none"));
     // On the host the same world computes.

@@ -2,10 +2,10 @@
 // pipelines: which Funcs become GPU kernels, which stay on the host and why,
 // asserted on the placement, and that the scheduled pipeline lowers for an
 // OpenCL target.
+#include "../apps/Apps.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
 #include "Lower.h"
-#include "../apps/Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -208,8 +208,7 @@ FusedKernelPipeline fused_kernel_of(const Halide::Target &target,
 
 } // namespace
 
-TEST_CASE("build_fused_kernel: one GPU kernel computes every output of a pass",
-          "[passes][gpu]") {
+TEST_CASE("build_fused_kernel: one GPU kernel computes every output of a pass", "[passes][gpu]") {
     const Halide::Target opencl = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
     // On a GPU: one Tuple-valued kernel, its elements the outputs in order
     // (a, b), so each source element is read once and nothing in between is

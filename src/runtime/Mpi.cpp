@@ -1171,10 +1171,10 @@ struct MpiComm : coconet_comm {
                 slices[i].push_back(std::make_unique<coconet_rt::DenseView>(
                     w->base[k] + layout.out_offset[i], plan.slice(g.first + k), c.outs[i]->type));
                 const WindowPlace at = FusedLayout::places(w->base[k])[1 + i];
-                direct[i].push_back(at.window >= 0 && k != me
-                                        ? in_window(at, g.first + k, nullptr, plan.full,
-                                                    c.outs[i]->type)
-                                        : nullptr);
+                direct[i].push_back(
+                    at.window >= 0 && k != me
+                        ? in_window(at, g.first + k, nullptr, plan.full, c.outs[i]->type)
+                        : nullptr);
                 posting[i] = posting[i] || at.window < 0;
             }
         }
@@ -1188,7 +1188,7 @@ struct MpiComm : coconet_comm {
             for (int i = 0; i < c.nout; i++) {
                 const uint64_t bytes = (uint64_t)chunk.count() * c.outs[i]->type.bytes();
                 for (int k = 0; c.gathered[i] && k < g.size; k++) {
-                    halide_buffer_t *to = direct[i][k]   ? &direct[i][k]->buf
+                    halide_buffer_t *to = direct[i][k]            ? &direct[i][k]->buf
                                           : k == me && posting[i] ? &slices[i][me]->buf
                                                                   : nullptr;
                     if (to) {
@@ -1794,7 +1794,8 @@ void coconet_mpi_comm_destroy(coconet_comm *comm) {
 }
 
 void *coconet_mpi_alloc(coconet_comm *comm, size_t) {
-    coconet_rt::fail(comm, COCONET_ERR_INVALID, "coconet_mpi_alloc: this runtime was built without MPI");
+    coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                     "coconet_mpi_alloc: this runtime was built without MPI");
     return nullptr;
 }
 

@@ -115,14 +115,13 @@ void check_window_memory(coconet_comm *comm, int R, int r) {
     }
     for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
         size_t ncases = 0;
-        const std::vector<std::string> bad =
-            run_fused_cases(R, r, comm, path, &ncases, 5, &arena);
+        const std::vector<std::string> bad = run_fused_cases(R, r, comm, path, &ncases, 5, &arena);
         for (const std::string &e : bad) {
             std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
         }
-        report(bad.empty() && ncases >= 30, std::string("path ") + path_name(path) +
-                                                ", buffers in window memory: " +
-                                                std::to_string(ncases) + " cases match");
+        report(bad.empty() && ncases >= 30,
+               std::string("path ") + path_name(path) +
+                   ", buffers in window memory: " + std::to_string(ncases) + " cases match");
     }
     // Bytes the direct path copies for one call of n elements.
     const int64_t n = 3000;
@@ -146,8 +145,9 @@ void check_window_memory(coconet_comm *comm, int R, int r) {
     const int64_t want_plain = kernel + (R > 1 ? 4 * (2 * n - slice) : 0),
                   want_placed = kernel + 4 * (R - 1) * slice;
     if (plain != want_plain || placed != want_placed) {
-        std::fprintf(stderr, "rank %d: fused bytes %lld plain (expected %lld), %lld placed "
-                             "(expected %lld)\n",
+        std::fprintf(stderr,
+                     "rank %d: fused bytes %lld plain (expected %lld), %lld placed "
+                     "(expected %lld)\n",
                      r, (long long)plain, (long long)want_plain, (long long)placed,
                      (long long)want_placed);
     }
