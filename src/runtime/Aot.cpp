@@ -142,6 +142,7 @@ public:
         check_device_slices();
         bind_arguments(args);
         check_kernels();
+        place_pass_values();
         for (int s = 0; s < p_.nsteps; s++) {
             const coconet_aot_step &step = p_.steps[s];
             if (step.kind == COCONET_STEP_FUSED) {
@@ -438,17 +439,55 @@ private:
         return values_[v];
     }
 
+    // The values fused passes reduce or gather get memory the backend's
+    // passes use in place (MPI: window memory; a program's first call on a
+    // communicator allocates it, collectively), where they are not the
+    // caller's buffers.
+    void place_pass_values() {
+        std::vector<int> values;
+        for (int s = 0; s < p_.nsteps; s++) {
+            const coconet_aot_step &st = p_.steps[s];
+            for (int o = -1; st.kind == COCONET_STEP_FUSED && o < st.pass.nout; o++) {
+                const int v = o < 0 ? st.src : st.pass.gathered[o] ? st.pass_outs[o] : -1;
+                if (v >= 0 && std::find(values.begin(), values.end(), v) == values.end()) {
+                    values.push_back(v);
+                }
+            }
+        }
+        std::vector<size_t> bytes;
+        std::ostringstream key;
+        key << p_.name << "@" << &p_;
+        for (int v : values) {
+            bytes.push_back((size_t)box_of_value(v).count() * (info(v).type_bits / 8));
+            key << " " << info(v).name;
+            for (int32_t e : info(v).extents) {
+                key << "," << e;
+            }
+        }
+        std::vector<uint8_t *> memory;
+        const int rc = comm_->value_memory(key.str(), bytes, &memory);
+        if (rc != COCONET_OK) {
+            fail(rc, coconet_comm_last_error(comm_));
+        }
+        for (size_t i = 0; i < memory.size(); i++) {
+            placed_[values[i]] = memory[i];
+        }
+    }
+
     // A dense buffer over this rank's box of value v.
     OwnedBuffer &allocate(int v) {
         const coconet_value_info &vi = info(v);
         OwnedBuffer &b = own();
+        auto placed = placed_.find(v);
         dense_box(b, halide_type_t((halide_type_code_t)vi.type_code, vi.type_bits),
-                  box_of_value(v));
+                  box_of_value(v), placed == placed_.end() ? nullptr : placed->second);
         return b;
     }
 
-    // b: a dense buffer of `type` over `box`, with host memory.
-    static void dense_box(OwnedBuffer &b, halide_type_t type, const Box &box) {
+    // b: a dense buffer of `type` over `box`, with host memory (`memory` when
+    // given, of the box's size).
+    static void dense_box(OwnedBuffer &b, halide_type_t type, const Box &box,
+                          uint8_t *memory = nullptr) {
         b.buf.type = type;
         b.buf.dimensions = box.dims;
         b.buf.dim = b.dim;
@@ -459,6 +498,10 @@ private:
         }
         // Empty boxes get a valid host pointer too: Halide takes a buffer
         // without one for a bounds query.
+        if (memory && count > 0) {
+            b.buf.host = memory;
+            return;
+        }
         b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * type.bytes()]);
         b.buf.host = b.data.get();
     }
@@ -1056,6 +1099,7 @@ private:
     std::vector<halide_buffer_t *> args_;
     std::vector<bool> caller_device_; // per output: the caller's buffer has a device allocation
     std::vector<std::unique_ptr<OwnedBuffer>> owned_;
+    std::map<int, uint8_t *> placed_; // values in memory from place_pass_values
     int (*outer_context_)(coconet_comm *, coconet_device_fn, void *);
 };
 

@@ -51,6 +51,19 @@ struct coconet_comm {
     virtual coconet_fused_path fused_path(int requested) const = 0;
     // Runs a fused reduce-scatter on this rank (a group member, call checked).
     virtual int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path path) = 0;
+    // Memory that fused passes read and write in place, for the executor's
+    // values (the sources and gathered outputs it allocates): one block of
+    // bytes[i] per value, kept for the communicator's life under `key` (a
+    // program and its values' global shapes, so that every rank asks the same
+    // sizes under a key). Collective on a key's first use: every rank asks at
+    // the same point of the same call. None (out empty) where passes read
+    // ordinary memory in place anyway.
+    virtual int value_memory(const std::string &key, const std::vector<size_t> &bytes,
+                             std::vector<uint8_t *> *out) {
+        (void)key, (void)bytes;
+        out->clear();
+        return COCONET_OK;
+    }
 
     // Records the code and message (coconet_comm_last_error_code,
     // coconet_comm_last_error), prints the message once to stderr prefixed

@@ -1226,18 +1226,22 @@ struct MpiComm : coconet_comm {
         return kernel_rc != COCONET_OK ? kernel_rc : rc;
     }
 
-    // Where b lies in window memory of this rank's from coconet_mpi_alloc,
-    // when it holds exactly `box`, densely (the layout peers assume).
+    // Where `box` of b lies in window memory of this rank's (coconet_mpi_alloc,
+    // value_memory), when it is one contiguous range of b (the dense layout
+    // peers assume): b holding exactly the box, or a range of b's outermost
+    // dimension (an overlapped pass's chunk).
     WindowPlace place_of(const halide_buffer_t *b, const Box &box) const {
-        if (!b->host || !coconet_rt::is_dense(b) || !same_box(coconet_rt::box_of(b), box)) {
+        int64_t first = 0;
+        if (!b->host || box.empty() || !coconet_rt::is_contiguous(b, box, &first)) {
             return {};
         }
+        const uint8_t *at = b->host + first * b->type.bytes();
         const size_t bytes = (size_t)box.count() * b->type.bytes();
         for (size_t i = 0; i < user_windows.size(); i++) {
             const UserWindow &u = user_windows[i];
-            if (u.win != MPI_WIN_NULL && b->host >= u.base[rank] &&
-                b->host + bytes <= u.base[rank] + u.bytes[rank]) {
-                return {(int64_t)i, (int64_t)(b->host - u.base[rank])};
+            if (u.win != MPI_WIN_NULL && at >= u.base[rank] &&
+                at + bytes <= u.base[rank] + u.bytes[rank]) {
+                return {(int64_t)i, (int64_t)(at - u.base[rank])};
             }
         }
         return {};
@@ -1251,18 +1255,6 @@ struct MpiComm : coconet_comm {
         uint8_t *host =
             at.window >= 0 ? user_windows[(size_t)at.window].base[q] + at.offset : otherwise;
         return host ? std::make_unique<coconet_rt::DenseView>(host, box, type) : nullptr;
-    }
-
-    static bool same_box(const Box &a, const Box &b) {
-        if (a.dims != b.dims || a.none != b.none) {
-            return false;
-        }
-        for (int d = 0; d < a.dims; d++) {
-            if (a.min[d] != b.min[d] || a.extent[d] != b.extent[d]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // Window memory for callers (coconet_mpi_alloc): collective over the
@@ -1307,6 +1299,42 @@ struct MpiComm : coconet_comm {
         }
         user_windows.push_back(std::move(u));
         *out = base;
+        return COCONET_OK;
+    }
+
+    // The executor's values in one window per program, made on the program's
+    // first call once every rank is in it (a polled barrier names a missing
+    // one before the blocking allocation). COCONET_MPI_VALUE_MEMORY=ordinary
+    // keeps them in ordinary memory (where shared memory is scarce: a
+    // container's small /dev/shm); every rank must see the same setting.
+    int value_memory(const std::string &key, const std::vector<size_t> &bytes,
+                     std::vector<uint8_t *> *out) override {
+        out->clear();
+        auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
+        if (!one_node || bytes.empty() ||
+            coconet_rt::env_choice("COCONET_MPI_VALUE_MEMORY", {"window", "ordinary"}) ==
+                "ordinary") {
+            return COCONET_OK;
+        }
+        auto it = value_windows.find(key);
+        if (it == value_windows.end()) {
+            int rc = barrier("placing the executor's values in window memory");
+            size_t total = 0;
+            for (size_t b : bytes) {
+                total += aligned(b);
+            }
+            void *mem = nullptr;
+            rc = rc == COCONET_OK ? alloc(total, &mem) : rc;
+            if (rc != COCONET_OK) {
+                return rc;
+            }
+            it = value_windows.emplace(key, static_cast<uint8_t *>(mem)).first;
+        }
+        uint8_t *at = it->second;
+        for (size_t b : bytes) {
+            out->push_back(at);
+            at += aligned(b);
+        }
         return COCONET_OK;
     }
 
@@ -1687,6 +1715,7 @@ struct MpiComm : coconet_comm {
     std::map<std::pair<int, int>, MPI_Comm> group_comms;
     std::map<std::pair<int, int>, SharedWindow> windows;
     std::vector<UserWindow> user_windows; // coconet_mpi_alloc's, in allocation order
+    std::map<std::string, uint8_t *> value_windows; // value_memory's, by key
 };
 
 } // namespace

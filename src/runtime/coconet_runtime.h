@@ -71,8 +71,9 @@ void coconet_mpi_comm_destroy(coconet_comm *comm);
 // fused pass reads a source placed there in place, and peers write their
 // slices of a gathered output placed there straight into it, where ordinary
 // buffers cost a copy into the pass's window and out of it. A buffer counts
-// as placed when it lies in this memory, dense, holding exactly the pass's
-// box. Collective: every rank calls it, in the same order, each with its own
+// as placed when it lies in this memory and the pass's box is one contiguous
+// range of it (a dense buffer holding the box, or a range of its outermost
+// dimension). Collective: every rank calls it, in the same order, each with its own
 // size (0 allowed). NULL on failure (coconet_comm_last_error says why: more
 // than one node, an MPI error). Free with coconet_mpi_free (collective too),
 // or leave it to coconet_mpi_comm_destroy.
