@@ -378,8 +378,13 @@ void unflatten(Flat &f, halide_buffer_t *dst) {
     }
 }
 
-// Where a caller's buffer lies in a window of coconet_mpi_alloc: the window's
-// index and the offset in its owner's segment; window -1 for none.
+size_t align64(size_t n) {
+    return (n + 63) / 64 * 64;
+}
+
+// Where a buffer lies in window memory (coconet_mpi_alloc's, or the
+// executor's from value_memory): the window's index and the offset in its
+// owner's segment; window -1 for none.
 struct WindowPlace {
     int64_t window = -1;
     int64_t offset = 0;
@@ -395,12 +400,11 @@ struct FusedLayout {
     static constexpr size_t kPlacesOffset = 64; // after the barrier slot
 
     explicit FusedLayout(const FusedPlan &plan) {
-        auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
         const coconet_fused_call &c = plan.call;
-        src_offset = kPlacesOffset + aligned(sizeof(WindowPlace) * (1 + c.nout));
+        src_offset = kPlacesOffset + align64(sizeof(WindowPlace) * (1 + c.nout));
         const size_t src_bytes =
             plan.reduces() ? (size_t)plan.full.count() * plan.element_bytes() : 0;
-        size_t at = src_offset + aligned(src_bytes);
+        size_t at = src_offset + align64(src_bytes);
         // Not always the first (pieces of slices are cut again).
         size_t largest = 0;
         for (int q = plan.group.first; q < plan.group.first + plan.group.size; q++) {
@@ -409,7 +413,7 @@ struct FusedLayout {
         for (int i = 0; i < c.nout; i++) {
             out_offset.push_back(at);
             if (c.gathered[i]) {
-                at += aligned(largest * c.outs[i]->type.bytes());
+                at += align64(largest * c.outs[i]->type.bytes());
             }
         }
         bytes = at;
@@ -430,6 +434,38 @@ struct UserWindow {
     std::vector<uint8_t *> base;
     std::vector<MPI_Aint> bytes;
 };
+
+// A shared-memory window of `bytes` per member over comm, locked for its
+// life: one passive epoch in which members load and store each other's
+// segments directly. Non-contiguous: each member's segment starts a page of
+// its own (no cache line shared between members' barrier slots). On success,
+// every member's segment and its size, by rank in comm. Blocking: callers
+// guard it.
+int allocate_shared(MPI_Comm comm, MPI_Aint bytes, MPI_Win *win, std::vector<uint8_t *> *base,
+                    std::vector<MPI_Aint> *sizes) {
+    void *mine = nullptr;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int err = MPI_Win_allocate_shared(bytes, 1, info, comm, &mine, win);
+    MPI_Info_free(&info);
+    if (err == MPI_SUCCESS) {
+        err = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+    }
+    int members = 0;
+    MPI_Comm_size(comm, &members);
+    base->clear();
+    sizes->clear();
+    for (int k = 0; err == MPI_SUCCESS && k < members; k++) {
+        MPI_Aint segment = 0;
+        int unit = 0;
+        void *ptr = nullptr;
+        MPI_Win_shared_query(*win, k, &segment, &unit, &ptr);
+        base->push_back(static_cast<uint8_t *>(ptr));
+        sizes->push_back(segment);
+    }
+    return err;
+}
 
 // A shared-memory window over one group's ranks, kept for later fused calls
 // of the same group and grown when a call needs more.
@@ -1139,13 +1175,14 @@ struct MpiComm : coconet_comm {
         for (int i = 0; i < c.nout; i++) {
             mine[1 + i] = c.gathered[i] ? place_of(c.outs[i], plan.full) : WindowPlace{};
         }
-        for (int q = g.first; plan.reduces() && mine[0].window < 0 && q < g.first + g.size; q++) {
-            const Box theirs = plan.slice(q);
-            if (q != rank && !theirs.empty()) {
-                coconet_rt::DenseView posted(w->base[me] + layout.src_offset, plan.full,
-                                             c.src->type);
-                coconet_rt::copy_box(c.src, &posted.buf, theirs);
-                count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * plan.element_bytes());
+        if (plan.reduces() && mine[0].window < 0) {
+            coconet_rt::DenseView posted(w->base[me] + layout.src_offset, plan.full, c.src->type);
+            for (int q = g.first; q < g.first + g.size; q++) {
+                const Box theirs = plan.slice(q);
+                if (q != rank && !theirs.empty()) {
+                    coconet_rt::copy_box(c.src, &posted.buf, theirs);
+                    count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * plan.element_bytes());
+                }
             }
         }
         rc = window_barrier(*w, what + " (sources posted)");
@@ -1278,33 +1315,18 @@ struct MpiComm : coconet_comm {
         Group world;
         world.size = size;
         UserWindow u;
-        void *base = nullptr;
         int err = MPI_SUCCESS;
         {
             const coconet_rt::Watchdog::Guard guard = blocking(world, what);
-            MPI_Info info;
-            MPI_Info_create(&info);
-            MPI_Info_set(info, "alloc_shared_noncontig", "true");
-            err = MPI_Win_allocate_shared(std::max<MPI_Aint>((MPI_Aint)bytes, 1), 1, info,
-                                          group_comms.at(std::make_pair(0, size)), &base, &u.win);
-            MPI_Info_free(&info);
-            if (err == MPI_SUCCESS) {
-                err = MPI_Win_lock_all(MPI_MODE_NOCHECK, u.win);
-            }
+            err =
+                allocate_shared(group_comms.at(std::make_pair(0, size)),
+                                std::max<MPI_Aint>((MPI_Aint)bytes, 1), &u.win, &u.base, &u.bytes);
         }
         if (err != MPI_SUCCESS) {
             return mpi_error(err, what);
         }
-        for (int q = 0; q < size; q++) {
-            MPI_Aint segment = 0;
-            int unit = 0;
-            void *ptr = nullptr;
-            MPI_Win_shared_query(u.win, q, &segment, &unit, &ptr);
-            u.base.push_back(static_cast<uint8_t *>(ptr));
-            u.bytes.push_back(segment);
-        }
+        *out = u.base[rank];
         user_windows.push_back(std::move(u));
-        *out = base;
         return COCONET_OK;
     }
 
@@ -1316,7 +1338,6 @@ struct MpiComm : coconet_comm {
     int value_memory(const std::string &key, const std::vector<size_t> &bytes,
                      std::vector<uint8_t *> *out) override {
         out->clear();
-        auto aligned = [](size_t n) { return (n + 63) / 64 * 64; };
         if (!one_node || bytes.empty() ||
             coconet_rt::env_choice("COCONET_MPI_VALUE_MEMORY", {"window", "ordinary"}) ==
                 "ordinary") {
@@ -1324,13 +1345,15 @@ struct MpiComm : coconet_comm {
         }
         auto it = value_windows.find(key);
         if (it == value_windows.end()) {
-            int rc = barrier("placing the executor's values in window memory");
             size_t total = 0;
             for (size_t b : bytes) {
-                total += aligned(b);
+                total += align64(b);
             }
             void *mem = nullptr;
-            rc = rc == COCONET_OK ? alloc(total, &mem) : rc;
+            int rc = barrier("placing the executor's values in window memory");
+            if (rc == COCONET_OK) {
+                rc = alloc(total, &mem);
+            }
             if (rc != COCONET_OK) {
                 return rc;
             }
@@ -1339,7 +1362,7 @@ struct MpiComm : coconet_comm {
         uint8_t *at = it->second;
         for (size_t b : bytes) {
             out->push_back(at);
-            at += aligned(b);
+            at += align64(b);
         }
         return COCONET_OK;
     }
@@ -1379,40 +1402,23 @@ struct MpiComm : coconet_comm {
             // Every member grows alike: same history of calls, same sizes.
             const MPI_Aint bytes = std::max<MPI_Aint>((MPI_Aint)need, 2 * w.bytes);
             int err = MPI_SUCCESS;
+            std::vector<MPI_Aint> sizes;
             {
                 const coconet_rt::Watchdog::Guard guard = blocking(g, allocating);
                 if (w.win != MPI_WIN_NULL) {
                     MPI_Win_unlock_all(w.win);
                     MPI_Win_free(&w.win);
                 }
-                void *base = nullptr;
-                // Non-contiguous: each member's segment starts a page of its own
-                // (no cache line shared between members' barrier slots).
-                MPI_Info info;
-                MPI_Info_create(&info);
-                MPI_Info_set(info, "alloc_shared_noncontig", "true");
-                err = MPI_Win_allocate_shared(bytes, 1, info, w.comm, &base, &w.win);
-                MPI_Info_free(&info);
-                if (err == MPI_SUCCESS) {
-                    // One passive epoch for the window's life, in which members
-                    // load and store each other's segments directly.
-                    err = MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
-                }
+                err = allocate_shared(w.comm, bytes, &w.win, &w.base, &sizes);
             }
             if (err != MPI_SUCCESS) {
                 w.bytes = 0;
                 return mpi_error(err, allocating);
             }
             w.bytes = bytes;
-            w.base.assign(g.size, nullptr);
             std::vector<coconet_rt::FlagBarrierSlot *> slots;
-            for (int k = 0; k < g.size; k++) {
-                MPI_Aint segment = 0;
-                int unit = 0;
-                void *ptr = nullptr;
-                MPI_Win_shared_query(w.win, k, &segment, &unit, &ptr);
-                w.base[k] = static_cast<uint8_t *>(ptr);
-                slots.push_back(reinterpret_cast<coconet_rt::FlagBarrierSlot *>(ptr));
+            for (uint8_t *segment : w.base) {
+                slots.push_back(reinterpret_cast<coconet_rt::FlagBarrierSlot *>(segment));
             }
             w.barrier = coconet_rt::FlagBarrier(slots, g.local(rank));
             w.barrier.reset();
