@@ -47,10 +47,8 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
     RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
     // Every rank places the same names in the same (map) order.
     for (RankBuffers *buffers : {&in, &out}) {
-        for (auto &[name, b] : *buffers) {
-            if (window) {
-                b = window->place(b);
-            }
+        for (auto it = buffers->begin(); window && it != buffers->end(); ++it) {
+            it->second = window->place(it->second);
         }
     }
     std::vector<halide_buffer_t *> args;
