@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Merges coconet_bench runs into <out>/results.json and writes <out>/results.md
-(a table per app) and, unless --no-plots, a plot per app (<out>/<app>.png):
-time per step against size, one line per variant, the memory bound T_min dashed.
+(the issues' benchmark targets, each cell met or missed, then a table per app)
+and, unless --no-plots, a plot per app (<out>/<app>.png): time per step against
+size, one line per variant, the memory bound T_min dashed.
 
     bench_report.py [--no-plots] <out dir> <run.json>...
 """
@@ -65,6 +66,75 @@ def table(records):
     return "\n".join(lines)
 
 
+# The benchmark targets of the issues (docs/performance.md, "The targets"):
+# (issue, what, app, backends, sizes (log2), value of a case's variants, the
+# value's sense: a bound it must not pass ("<=") or reach ("<"), or a floor it
+# must reach (">=") or pass (">"), the bound).
+FUSED_OPS = ["embedding_all_to_all", "gemv_all_reduce", "gemm_all_to_all"]
+BOTH = ["threads", "mpi"]
+TARGETS = [
+    ("16", "unscheduled all_reduce within 1.15x of `MPI_Allreduce` (time ratio)",
+     ["collective_all_reduce"], ["mpi"], [20, 22, 24], ("coconet", "/", "baseline"), "<=", 1.15),
+    ("16", "fused Adam under MPI within 1.5x of T_min (T / T_min)",
+     ["adam"], ["mpi"], [24], ("coconet", "/", "t_min"), "<=", 1.5),
+    ("16", "fused Adam under MPI at least 2x faster than `MPI_Allreduce` + the update",
+     ["adam"], ["mpi"], [24], ("baseline", "/", "coconet"), ">=", 2.0),
+    ("16", "LAMB under MPI at least 1.5x faster than its baseline",
+     ["lamb"], ["mpi"], [24], ("baseline", "/", "coconet"), ">=", 1.5),
+    ("16", "fused operators at least as fast as their baselines (baseline / CoCoNet)",
+     FUSED_OPS, BOTH, [20, 22], ("baseline", "/", "coconet"), ">=", 0.95),
+    ("17", "MatMuls and expert GEMM within 1.25x of OpenBLAS `sgemm` (Halide / BLAS)",
+     ["compute_megatron_mlp", "compute_gemm_all_to_all"], BOTH, [20, 22],
+     ("halide", "/", "blas"), "<=", 1.25),
+    ("17", "GEMV within 1.25x of OpenBLAS `sgemv` (Halide / BLAS)",
+     ["compute_gemv_all_reduce"], BOTH, [20, 22], ("halide", "/", "blas"), "<=", 1.25),
+    ("17", "Megatron block's CoCoNet schedule faster than the BLAS baseline (BLAS / CoCoNet)",
+     ["megatron_mlp"], BOTH, [20, 22], ("blas", "/", "coconet"), ">", 1.0),
+    ("17", "GEMV + all_reduce, GEMM + all_to_all at least as fast as their BLAS baselines",
+     ["gemv_all_reduce", "gemm_all_to_all"], BOTH, [20, 22], ("blas", "/", "coconet"), ">=", 0.95),
+]
+MEETS = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b,
+         ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
+
+
+def target_value(variants, spec):
+    num, _, den = spec
+    a = variants.get(num)
+    if den == "t_min":
+        return a["seconds_median"] / a["t_min_seconds"] if a and a["t_min_seconds"] else None
+    b = variants.get(den)
+    return a["seconds_median"] / b["seconds_median"] if a and b else None
+
+
+def targets(records):
+    """The targets table: per target and case, the values at its sizes (bold
+    where met), and the count of cells met. Returns (markdown, met, cells)."""
+    by_case = cases(records)
+    lines = ["| issue | target | case | values | met |", "| --- | --- | --- | --- | --- |"]
+    met_all = cells_all = 0
+    for issue, what, apps, backends, sizes, spec, sense, bound in TARGETS:
+        first = True
+        for app in apps:
+            for backend in backends:
+                for ranks in sorted({k[2] for k in by_case if k[:2] == (app, backend)}):
+                    by_n = by_case[(app, backend, ranks)]
+                    shown, met, count = [], 0, 0
+                    for e in sizes:
+                        v = target_value(by_n.get(1 << e, {}), spec)
+                        if v is None:
+                            shown.append(f"2^{e}: –")
+                            continue
+                        ok = MEETS[sense](v, bound)
+                        met, count = met + ok, count + 1
+                        shown.append(f"2^{e}: " + (f"**{v:.2f}**" if ok else f"{v:.2f}"))
+                    met_all, cells_all = met_all + met, cells_all + count
+                    lines.append(f"| {issue if first else ''} | {what + f' ({sense} {bound})' if first else ''} "
+                                 f"| {app}, {backend}, R = {ranks} | {', '.join(shown)} "
+                                 f"| {met} of {count} |")
+                    first = False
+    return "\n".join(lines) + "\n", met_all, cells_all
+
+
 def plot(records, out):
     import matplotlib
     matplotlib.use("Agg")
@@ -126,6 +196,9 @@ def main():
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, "
                 f"{platform.system()} {platform.release()}\n\n")
+        goals, met, cells = targets(records)
+        f.write(f"## The targets: {met} of {cells} cells met (bold)\n\n{goals}\n")
+        f.write("## All results (medians, ms per step)\n\n")
         f.write(table(records))
     if plots:
         plot(records, out)
