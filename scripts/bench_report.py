@@ -2,14 +2,17 @@
 """Merges coconet_bench runs into <out>/results.json and writes <out>/results.md
 (the issues' benchmark targets, each cell met or missed, then a table per app)
 and, unless --no-plots, a plot per app (<out>/<app>.png): time per step against
-size, one line per variant, the memory bound T_min dashed.
+size, one line per variant, the memory bound T_min dashed. With --doc, the
+regions of a Markdown file between `<!-- bench_report: targets -->` (or
+`results`) and `<!-- /bench_report -->` get the same tables.
 
-    bench_report.py [--no-plots] <out dir> <run.json>...
+    bench_report.py [--no-plots] [--doc docs/performance.md] <out dir> <run.json>...
 """
 import json
 import math
 import os
 import platform
+import re
 import sys
 
 FIELDS = ["app", "variant", "backend", "ranks", "n", "seconds_median", "seconds_min",
@@ -183,23 +186,45 @@ def cpu_model():
     return platform.machine()
 
 
+def fill_doc(path, regions):
+    """Replaces each generated region of the file at path by its new text."""
+    with open(path) as f:
+        text = f.read()
+    for name, body in regions.items():
+        pattern = re.compile(rf"(<!-- bench_report: {name} -->\n).*?(<!-- /bench_report -->)", re.S)
+        if not pattern.search(text):
+            sys.exit(f"{path}: no region <!-- bench_report: {name} --> ... <!-- /bench_report -->")
+        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main():
     args = sys.argv[1:]
     plots = "--no-plots" not in args
     args = [a for a in args if a != "--no-plots"]
+    doc = None
+    if "--doc" in args:
+        i = args.index("--doc")
+        if i + 1 >= len(args):
+            sys.exit(__doc__)
+        doc = args[i + 1]
+        del args[i:i + 2]
     if len(args) < 2:
         sys.exit(__doc__)
     out, runs = args[0], args[1:]
     records = load(runs)
+    goals, met, cells = targets(records)
+    regions = {"targets": f"{met} of {cells} cells met (bold: met).\n\n{goals}",
+               "results": f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, "
+                          f"{platform.system()} {platform.release()}\n\n{table(records)}"}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(records, f, indent=1)
     with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, "
-                f"{platform.system()} {platform.release()}\n\n")
-        goals, met, cells = targets(records)
-        f.write(f"## The targets: {met} of {cells} cells met (bold)\n\n{goals}\n")
-        f.write("## All results (medians, ms per step)\n\n")
-        f.write(table(records))
+        f.write(f"## The targets\n\n{regions['targets']}\n")
+        f.write(f"## All results (medians, ms per step)\n\n{regions['results']}")
+    if doc:
+        fill_doc(doc, regions)
     if plots:
         plot(records, out)
     print(f"[bench] {len(records)} records: {out}/results.json, {out}/results.md"
