@@ -559,38 +559,26 @@ private:
                         }}});
     }
 
-    // Times each variant in turn (made when its turn comes, so that one
-    // variant's buffers exist at a time) and checks its output against the
-    // first variant's.
+    // Times the variants and checks each one's output against the first
+    // variant's. Up to 2^24 elements every variant is made first and their
+    // runs interleave (two runs of each in turn, the first untimed), so that
+    // a slow spell of this shared machine slows all of them alike: timed one
+    // after the other, a ratio of two variants' medians moved by up to 2x
+    // between runs of the bench. Each run then finds caches and idle threads
+    // as the other variants left them, as a step of a training loop does
+    // (sub-millisecond steps take up to 2x longer than run back to back).
+    // Larger ones are made and timed one at a time, so that one variant's
+    // buffers exist at once.
     void time_variants(const std::string &app, int64_t n,
                        const std::vector<std::pair<const char *, std::function<Variant()>>> &made) {
+        const bool interleave = n <= (int64_t(1) << 24);
+        std::vector<Timing> timings;
         Halide::Buffer<> reference;
         double scale = 1;
-        for (const auto &entry : made) {
-            const char *name = entry.first;
-            Variant v = entry.second();
-            const double warm = timed(v.step);
-            // Overlapped steps tune their tile count over their first calls
-            // on a communicator: time them once every rank has settled.
-            for (int k = 0;
-                 k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1, COCONET_MAX) > 0;
-                 k++) {
-                timed(v.step);
-            }
-            // --reps runs (3 at least, fewer where they pass 2 s), and for
-            // steps under a few ms as many as fit in 0.3 s, to 101: the median
-            // of 5 sub-millisecond runs on a shared 2-core machine moved by 2x
-            // between runs.
-            const double per = std::max(warm, 1e-9);
-            const int reps = std::max({3, std::min(o_.reps, (int)(2.0 / per)),
-                                       std::min(101, (int)(0.3 / per))});
-            std::vector<double> t;
-            for (int r = 0; r < reps; r++) {
-                t.push_back(timed(v.step));
-            }
-            std::sort(t.begin(), t.end());
-            // The output of the last run, against the unscheduled program's.
-            Halide::Buffer<> out = v.output();
+        // Records the variant timed (its runs sorted), its output checked.
+        auto finish = [&](Timing &v) {
+            std::sort(v.t.begin(), v.t.end());
+            Halide::Buffer<> out = v.variant.output();
             double diff = 0;
             if (!reference.defined()) {
                 reference = out.copy();
@@ -599,9 +587,60 @@ private:
             } else {
                 diff = max_abs_diff({{{"out", out}}}, {{{"out", reference}}});
             }
-            diff = reduce(diff, COCONET_MAX);
-            record(app, name, n, t, diff, reduce(scale, COCONET_MAX), new_tile_choices());
+            record(app, v.name, n, v.t, reduce(diff, COCONET_MAX), reduce(scale, COCONET_MAX),
+                   v.tiles);
+        };
+        for (const auto &entry : made) {
+            timings.push_back(warmed(entry.first, entry.second()));
+            if (!interleave) {
+                Timing &v = timings.back();
+                while ((int)v.t.size() < v.reps) {
+                    v.t.push_back(timed(v.variant.step));
+                }
+                finish(v);
+                timings.pop_back();
+            }
         }
+        for (bool more = interleave; more;) {
+            more = false;
+            for (Timing &v : timings) {
+                if ((int)v.t.size() < v.reps) {
+                    v.variant.step();
+                    v.t.push_back(timed(v.variant.step));
+                    more = more || (int)v.t.size() < v.reps;
+                }
+            }
+        }
+        for (Timing &v : timings) {
+            finish(v);
+        }
+    }
+
+    // A variant made and warmed up, its runs' times, and how many to take.
+    struct Timing {
+        const char *name;
+        Variant variant;
+        int reps;
+        std::string tiles; // the tile counts its overlapped steps chose
+        std::vector<double> t;
+    };
+
+    Timing warmed(const char *name, Variant v) {
+        const double warm = timed(v.step);
+        // Overlapped steps tune their tile count over their first calls on a
+        // communicator: time them once every rank has settled.
+        for (int k = 0;
+             k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1, COCONET_MAX) > 0; k++) {
+            timed(v.step);
+        }
+        // --reps runs (3 at least, fewer where they pass 2 s), and for steps
+        // under a few ms as many as fit in 0.3 s, to 101: the median of 5
+        // sub-millisecond runs on a shared 2-core machine moved by 2x between
+        // runs.
+        const double per = std::max(warm, 1e-9);
+        const int reps = std::max(
+            {3, std::min(o_.reps, (int)(2.0 / per)), std::min(101, (int)(0.3 / per))});
+        return Timing{name, std::move(v), reps, new_tile_choices(), {}};
     }
 
     // The lines of coconet_comm_overlap_report not returned before: the
