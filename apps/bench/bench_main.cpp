@@ -200,8 +200,30 @@ public:
           size_(coconet_comm_size(comm)) {}
 
     void run(const std::vector<Entry> &entries) {
+        const size_t first_record = records_->size();
         stream_gbps_ = stream_triad();
         say("[bench] %s, %d ranks: STREAM triad %.1f GB/s\n", backend(), size_, stream_gbps_);
+        run_entries(entries);
+        // STREAM again at the end: one measurement on this shared machine
+        // read 27 to 63 GB/s, and a low one put T_min above a measured time
+        // (T/T_min 0.86). The records take the larger: the tighter bound (the
+        // lines printed before used the first).
+        const double again = stream_triad();
+        stream_gbps_ = std::max(stream_gbps_, again);
+        say("[bench] %s, %d ranks: STREAM triad at the end %.1f GB/s; the records' T_min from "
+            "%.1f GB/s\n",
+            backend(), size_, again, stream_gbps_);
+        for (size_t i = first_record; i < records_->size(); i++) {
+            Record &r = (*records_)[i];
+            if (r.t_min > 0) {
+                r.t_min *= r.stream_gbps / stream_gbps_;
+            }
+            r.stream_gbps = stream_gbps_;
+        }
+    }
+
+private:
+    void run_entries(const std::vector<Entry> &entries) {
         std::map<std::pair<std::string, int64_t>, std::map<std::string, const Entry *>> cases;
         std::vector<std::pair<std::string, int64_t>> order;
         for (const Entry &e : entries) {
@@ -231,7 +253,6 @@ public:
         }
     }
 
-private:
     const char *backend() const { return coconet_comm_backend(comm_); }
 
     // The backend, and under MPI the path of unfused collectives.
