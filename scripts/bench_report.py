@@ -131,7 +131,7 @@ def targets(records):
                         met, count = met + ok, count + 1
                         shown.append(f"2^{e}: " + (f"**{v:.2f}**" if ok else f"{v:.2f}"))
                     met_all, cells_all = met_all + met, cells_all + count
-                    lines.append(f"| {issue if first else ''} | {what + f' ({sense} {bound})' if first else ''} "
+                    lines.append(f"| {issue if first else ''} | {f'{what}: {sense} {bound}' if first else ''} "
                                  f"| {app}, {backend}, R = {ranks} | {', '.join(shown)} "
                                  f"| {met} of {count} |")
                     first = False
