@@ -25,7 +25,8 @@
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks, --repeat times (against one reference: a stress run).
 // --window (with --mpi) puts every rank's buffers in window memory
-// (coconet_mpi_alloc), which fused passes use in place. --path sets COCONET_FUSED_PATH; on the
+// (coconet_mpi_alloc), which fused passes use in place, and checks that
+// coconet_aot_release frees the executor's windows of a library. --path sets COCONET_FUSED_PATH; on the
 // ring, fused passes add up in a rotation of rank order, so they are checked to 1e-5, as are
 // unfused MPI collectives on MPI's own reductions (reference_tolerance).
 #include <algorithm>
@@ -78,6 +79,8 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
 // Libraries whose fused traffic window memory lowered (--window): the
 // caller's buffers there, and the executor's values there.
 int libraries_saving = 0, executor_saving = 0;
+// Libraries whose windows coconet_aot_release freed (--window).
+int libraries_releasing = 0;
 
 // How the libraries run (the command line's flags).
 struct RunOptions {
@@ -143,12 +146,24 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         setenv("COCONET_MPI_VALUE_MEMORY", "ordinary", 1);
         const uint64_t ordinary = fused_bytes(nullptr);
         unsetenv("COCONET_MPI_VALUE_MEMORY");
-        saved = placed <= plain && plain <= ordinary;
+        // coconet_aot_release frees the executor's windows of p (the
+        // callers' stay), and p's next call makes them again and agrees.
+        const uint64_t held = coconet_mpi_window_bytes(comm);
+        const bool released = coconet_aot_release(comm, p) == COCONET_OK;
+        const uint64_t after = coconet_mpi_window_bytes(comm);
+        coconet_comm_reset_counters(comm);
+        const RankBuffers again = apps::run_aot_rank(p, comm, inputs[rank], nullptr);
+        const uint64_t again_bytes = coconet_comm_bytes_sent(comm, COCONET_FUSED);
+        err = std::max(err, max_abs_diff({again}, want));
+        saved = placed <= plain && plain <= ordinary && released && after <= held &&
+                again_bytes == plain && coconet_mpi_window_bytes(comm) == held;
         libraries_saving += placed < plain ? 1 : 0;
         executor_saving += plain < ordinary ? 1 : 0;
+        libraries_releasing += after < held ? 1 : 0;
         traffic = ", fused traffic " + std::to_string(placed) + " bytes (plain buffers: " +
                   std::to_string(plain) + ", the executor's values in ordinary memory too: " +
-                  std::to_string(ordinary) + ")";
+                  std::to_string(ordinary) + "), window bytes " + std::to_string(held) +
+                  ", after coconet_aot_release " + std::to_string(after);
     }
     const bool ok = err <= tolerance && differ.empty() && saved;
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",
@@ -256,6 +271,10 @@ int main(int argc, char **argv) {
         (libraries_saving == 0 || executor_saving == 0)) {
         std::printf("[FAIL] window memory lowered the fused traffic of no library (%s)\n",
                     libraries_saving == 0 ? "the caller's buffers" : "the executor's values");
+        failures++;
+    }
+    if (o.window && comm && coconet_comm_size(comm) > 1 && libraries_releasing == 0) {
+        std::printf("[FAIL] coconet_aot_release freed the window memory of no library\n");
         failures++;
     }
     if (comm) {

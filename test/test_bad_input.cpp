@@ -380,6 +380,15 @@ TEST_CASE("a null table or argument array is refused", "[aot][error]") {
     CHECK(coconet_aot_run(nullptr, nullptr, nullptr) == COCONET_ERR_INVALID);
     CHECK_THAT(coconet_comm_last_error(nullptr),
                Contains("coconet_aot_run: the program table is NULL"));
+    // Releasing: nothing is kept on thread ranks, so a program never run is fine.
+    CHECK(coconet_aot_release(comm, aot_adam_program()) == COCONET_OK);
+    CHECK(coconet_mpi_window_bytes(comm) == 0);
+    CHECK(coconet_aot_release(comm, nullptr) == COCONET_ERR_INVALID);
+    CHECK_THAT(coconet_comm_last_error(comm),
+               Contains("coconet_aot_release: the program table is NULL"));
+    CHECK(coconet_aot_release(nullptr, aot_adam_program()) == COCONET_ERR_INVALID);
+    CHECK_THAT(coconet_comm_last_error(nullptr),
+               Contains("coconet_aot_release: not a live communicator"));
 }
 
 TEST_CASE("coconet_arg_box refuses tables, arguments and ranks that do not exist", "[aot][error]") {

@@ -108,6 +108,14 @@ std::string shape_text(const coconet_value_info &v) {
     return s + "]";
 }
 
+// The start of the keys of program p's value memory (Comm::value_memory):
+// its name and table, then each value's name and extents.
+std::string value_memory_prefix(const coconet_aot_program &p) {
+    std::ostringstream key;
+    key << p.name << "@" << &p << " ";
+    return key.str();
+}
+
 // A buffer the executor owns: a value that crosses steps, or a view. A
 // view of a caller's buffer shares its device allocation (borrowed: the
 // caller frees it); any other device allocation on it is the executor's.
@@ -456,13 +464,14 @@ private:
         }
         std::vector<size_t> bytes;
         std::ostringstream key;
-        key << p_.name << "@" << &p_;
+        key << value_memory_prefix(p_);
         for (int v : values) {
             bytes.push_back((size_t)box_of_value(v).count() * (info(v).type_bits / 8));
-            key << " " << info(v).name;
+            key << info(v).name;
             for (int32_t e : info(v).extents) {
                 key << "," << e;
             }
+            key << " ";
         }
         std::vector<uint8_t *> memory;
         const int rc = comm_->value_memory(key.str(), bytes, &memory);
@@ -1151,6 +1160,15 @@ int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, i
     }
     coconet_value_box(&p->values[p->args[arg]], rank, size, min, extent);
     return COCONET_OK;
+}
+
+int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
+    if (!p || !coconet_rt::is_live_comm(comm)) {
+        return coconet_rt::fail(comm, COCONET_ERR_INVALID,
+                                std::string("coconet_aot_release: ") +
+                                    (p ? "not a live communicator" : "the program table is NULL"));
+    }
+    return comm->release_value_memory(value_memory_prefix(*p));
 }
 
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,

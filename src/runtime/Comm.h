@@ -64,6 +64,12 @@ struct coconet_comm {
         out->clear();
         return COCONET_OK;
     }
+    // Frees the value_memory of every key starting with `prefix` (a
+    // program's). Collective like value_memory.
+    virtual int release_value_memory(const std::string &prefix) {
+        (void)prefix;
+        return COCONET_OK;
+    }
 
     // Records the code and message (coconet_comm_last_error_code,
     // coconet_comm_last_error), prints the message once to stderr prefixed

@@ -1367,6 +1367,28 @@ struct MpiComm : coconet_comm {
         return COCONET_OK;
     }
 
+    int release_value_memory(const std::string &prefix) override {
+        int rc = barrier("releasing the executor's window memory");
+        for (auto it = value_windows.begin(); rc == COCONET_OK && it != value_windows.end();) {
+            if (it->first.compare(0, prefix.size(), prefix) != 0) {
+                ++it;
+                continue;
+            }
+            rc = free_window(it->second);
+            it = value_windows.erase(it);
+        }
+        return rc;
+    }
+
+    // This rank's segments of the windows not freed (coconet_mpi_window_bytes).
+    uint64_t window_bytes() const {
+        uint64_t total = 0;
+        for (const UserWindow &u : user_windows) {
+            total += u.win != MPI_WIN_NULL ? (uint64_t)u.bytes[rank] : 0;
+        }
+        return total;
+    }
+
     // Collective over the world, like coconet_mpi_alloc.
     int free_window(void *p) {
         for (UserWindow &u : user_windows) {
@@ -1796,6 +1818,11 @@ int coconet_mpi_free(coconet_comm *comm, void *p) {
                                   "coconet_mpi_free: not an MPI communicator");
 }
 
+uint64_t coconet_mpi_window_bytes(const coconet_comm *comm) {
+    const auto *mpi = dynamic_cast<const MpiComm *>(comm);
+    return mpi ? mpi->window_bytes() : 0;
+}
+
 void coconet_mpi_finalize(void) {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -1843,6 +1870,10 @@ void *coconet_mpi_alloc(coconet_comm *comm, size_t) {
 int coconet_mpi_free(coconet_comm *comm, void *) {
     return coconet_rt::fail(comm, COCONET_ERR_INVALID,
                             "coconet_mpi_free: this runtime was built without MPI");
+}
+
+uint64_t coconet_mpi_window_bytes(const coconet_comm *) {
+    return 0;
 }
 
 void coconet_mpi_finalize(void) {}

@@ -158,6 +158,15 @@ int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_ste
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     struct halide_buffer_t *const *args);
 
+// Frees what the runtime keeps for program p on comm between calls: under
+// MPI, the window memory holding its fused passes' values, made at p's first
+// call there and kept for the communicator's life otherwise
+// (coconet_mpi_window_bytes). Collective: every rank calls it at the same
+// point (a rank that does not is named when the others' wait times out).
+// p's next call makes them again. Returns 0 (also when nothing was kept), or
+// an error code with the message in coconet_comm_last_error(comm).
+int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

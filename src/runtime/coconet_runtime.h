@@ -79,6 +79,10 @@ void coconet_mpi_comm_destroy(coconet_comm *comm);
 // or leave it to coconet_mpi_comm_destroy.
 void *coconet_mpi_alloc(coconet_comm *comm, size_t bytes);
 int coconet_mpi_free(coconet_comm *comm, void *p);
+// Bytes of window memory this rank holds on the communicator: its
+// coconet_mpi_alloc blocks not freed, and the executor's values of the
+// programs run on it (coconet_aot_release frees those). 0 on other backends.
+uint64_t coconet_mpi_window_bytes(const coconet_comm *comm);
 // Finalizes MPI if this runtime initialized it.
 void coconet_mpi_finalize(void);
 
