@@ -26,8 +26,8 @@
 // count in --ranks, --repeat times (against one reference: a stress run).
 // --window (with --mpi) puts every rank's buffers in window memory
 // (coconet_mpi_alloc), which fused passes use in place, and checks that
-// coconet_aot_release frees the executor's windows of a library. --path sets COCONET_FUSED_PATH; on the
-// ring, fused passes add up in a rotation of rank order, so they are checked to 1e-5, as are
+// coconet_aot_release frees the executor's windows of a library. --path sets COCONET_FUSED_PATH; on
+// the ring, fused passes add up in a rotation of rank order, so they are checked to 1e-5, as are
 // unfused MPI collectives on MPI's own reductions (reference_tolerance).
 #include <algorithm>
 #include <chrono>
@@ -160,10 +160,11 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         libraries_saving += placed < plain ? 1 : 0;
         executor_saving += plain < ordinary ? 1 : 0;
         libraries_releasing += after < held ? 1 : 0;
-        traffic = ", fused traffic " + std::to_string(placed) + " bytes (plain buffers: " +
-                  std::to_string(plain) + ", the executor's values in ordinary memory too: " +
-                  std::to_string(ordinary) + "), window bytes " + std::to_string(held) +
-                  ", after coconet_aot_release " + std::to_string(after);
+        traffic = ", fused traffic " + std::to_string(placed) +
+                  " bytes (plain buffers: " + std::to_string(plain) +
+                  ", the executor's values in ordinary memory too: " + std::to_string(ordinary) +
+                  "), window bytes " + std::to_string(held) + ", after coconet_aot_release " +
+                  std::to_string(after);
     }
     const bool ok = err <= tolerance && differ.empty() && saved;
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",

@@ -659,8 +659,8 @@ private:
         // sub-millisecond runs on a shared 2-core machine moved by 2x between
         // runs.
         const double per = std::max(warm, 1e-9);
-        const int reps = std::max(
-            {3, std::min(o_.reps, (int)(2.0 / per)), std::min(101, (int)(0.3 / per))});
+        const int reps =
+            std::max({3, std::min(o_.reps, (int)(2.0 / per)), std::min(101, (int)(0.3 / per))});
         return Timing{name, std::move(v), reps, new_tile_choices(), {}};
     }
 
