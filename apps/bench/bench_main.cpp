@@ -593,7 +593,6 @@ private:
     void time_variants(const std::string &app, int64_t n,
                        const std::vector<std::pair<const char *, std::function<Variant()>>> &made) {
         const bool interleave = n <= (int64_t(1) << 24);
-        std::vector<Timing> timings;
         Halide::Buffer<> reference;
         double scale = 1;
         // Records the variant timed (its runs sorted), its output checked.
@@ -611,30 +610,34 @@ private:
             record(app, v.name, n, v.t, reduce(diff, COCONET_MAX), reduce(scale, COCONET_MAX),
                    v.tiles);
         };
-        for (const auto &entry : made) {
-            timings.push_back(warmed(entry.first, entry.second()));
-            if (!interleave) {
-                Timing &v = timings.back();
-                while ((int)v.t.size() < v.reps) {
-                    v.t.push_back(timed(v.variant.step));
+        // One run of each in turn until each has its count (with several,
+        // an untimed run before each timed one), then the records.
+        auto time_runs = [&](std::vector<Timing> &group) {
+            for (bool more = true; more;) {
+                more = false;
+                for (Timing &v : group) {
+                    if ((int)v.t.size() < v.reps) {
+                        if (group.size() > 1) {
+                            v.variant.step();
+                        }
+                        v.t.push_back(timed(v.variant.step));
+                        more = more || (int)v.t.size() < v.reps;
+                    }
                 }
+            }
+            for (Timing &v : group) {
                 finish(v);
-                timings.pop_back();
+            }
+        };
+        std::vector<Timing> group;
+        for (const auto &entry : made) {
+            group.push_back(warmed(entry.first, entry.second()));
+            if (!interleave) {
+                time_runs(group);
+                group.clear();
             }
         }
-        for (bool more = interleave; more;) {
-            more = false;
-            for (Timing &v : timings) {
-                if ((int)v.t.size() < v.reps) {
-                    v.variant.step();
-                    v.t.push_back(timed(v.variant.step));
-                    more = more || (int)v.t.size() < v.reps;
-                }
-            }
-        }
-        for (Timing &v : timings) {
-            finish(v);
-        }
+        time_runs(group);
     }
 
     // A variant made and warmed up, its runs' times, and how many to take.
