@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "AutoSchedule.h"
+#include "CollectiveStage.h"
 #include "Error.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
@@ -96,11 +97,11 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     coconet_user_assert(options.ranks >= 0 && options.max_ranks >= 1)
         << "Generator " << program.name() << ": ranks=" << options.ranks
         << " and max_ranks=" << options.max_ranks << " must be >= 0 and >= 1.";
-    const LoweredProgram lowered = lower(program);
-    const Analysis &a = lowered.analysis;
-    const SpmdPipeline &spmd = lowered.spmd;
     const Halide::Target target = options.target.with_feature(Halide::Target::UserContext)
                                       .with_feature(Halide::Target::StrictFloat);
+    const LoweredProgram lowered = lower(program, gpu_api(target));
+    const Analysis &a = lowered.analysis;
+    const SpmdPipeline &spmd = lowered.spmd;
     const std::string &fn = options.function_name;
 
     AotLibrary lib{AotPlan{}, Halide::Module(fn, target)};
@@ -181,6 +182,16 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                                          : "")
                       << "\n";
         }
+    }
+    for (const Combiner &c : gpu ? device_combiners(a) : std::vector<Combiner>{}) {
+        const std::string name = fn + "_combine_" + combiner_name(c);
+        CombinerPipeline cp = build_combiner(c);
+        add_module(cp.pipeline, cp.arguments, name);
+        plan.combiners.push_back(ProgramCombiner{(int)c.op, c.type, name});
+    }
+    if (gpu) {
+        placement << "  " << device_collectives_text(a, spmd) << "\n";
+        plan.device_interface = device_interface_function(target);
     }
     plan.plan_text = print_plan(lowered, options.ranks > 0 ? options.ranks : 4);
     if (gpu) {

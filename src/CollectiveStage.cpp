@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
+#include <sstream>
 
 #include "Error.h"
 
@@ -56,17 +58,70 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
     return d;
 }
 
-Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc) {
+std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
+    switch (f.collective->kind) {
+    case CollectiveKind::AllReduce:
+    case CollectiveKind::AllGather:
+    case CollectiveKind::Broadcast: break;
+    case CollectiveKind::Reduce: return "the root's result, the op's identity elsewhere: not built";
+    default: return "a slice, empty on a rank when ranks outnumber its blocks";
+    }
+    if (a.of(f.collective->source.get()).layout.group.nsplit != 1) {
+        return "on a group of world.split, empty on the other groups' ranks";
+    }
+    return "";
+}
+
+Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &source, Expr uc,
+                      Halide::DeviceAPI device) {
     const FuncInfo &src = a.of(f.collective->source.get());
+    const bool on_device = device != Halide::DeviceAPI::None && collective_on_device(f, a);
+    coconet_collective_desc d = collective_desc(f, a, -1);
+    d.device = on_device ? 1 : 0;
     std::vector<Halide::ExternFuncArgument> args;
     args.emplace_back(uc);
     args.emplace_back(StringImm::make(f.name));
-    args.emplace_back(desc_buffer(collective_desc(f, a, -1), f.name));
+    args.emplace_back(desc_buffer(d, f.name));
     args.emplace_back(source);
     Func stage(f.name);
     stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),
-                        Halide::NameMangling::C);
+                        Halide::NameMangling::C,
+                        on_device ? device : Halide::DeviceAPI::Host);
     return stage;
+}
+
+std::string combiner_name(const Combiner &c) {
+    std::ostringstream os;
+    os << to_string(c.op) << "_" << c.type;
+    return os.str();
+}
+
+std::vector<Combiner> device_combiners(const Analysis &a) {
+    std::set<Combiner> found;
+    for (const DFunc &f : a.order) {
+        const DFuncContents &c = *f.get_contents();
+        if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllReduce &&
+            collective_on_device(c, a)) {
+            found.insert(Combiner{c.collective->op, c.func.type()});
+        }
+    }
+    return std::vector<Combiner>(found.begin(), found.end());
+}
+
+CombinerPipeline build_combiner(const Combiner &c) {
+    Halide::ImageParam x(c.type, 1, "a"), y(c.type, 1, "b");
+    Halide::Var i("i"), block("block"), thread("thread");
+    Expr u = x(i), v = y(i), value;
+    switch (c.op) {
+    case ReduceOp::Prod: value = u * v; break;
+    case ReduceOp::Max: value = Halide::select(u > v, u, v); break; // as the runtime's host code
+    case ReduceOp::Min: value = Halide::select(u < v, u, v); break;
+    default: value = u + v; break;
+    }
+    Func out("combined");
+    out(i) = value;
+    out.gpu_tile(i, block, thread, 256, Halide::TailStrategy::GuardWithIf);
+    return CombinerPipeline{Halide::Pipeline(out), {x, y}};
 }
 
 } // namespace coconet

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "CollectiveStage.h"
 #include "Partition.h"
 #include "PrintPlan.h"
 #include "Rebuild.h"
@@ -230,6 +231,34 @@ std::string placement_text(const GpuPlacement &placement) {
     return (placement.gpu.empty() ? "" : "GPU kernels for " + join(placement.gpu)) +
            (placement.gpu.empty() || host.empty() ? "" : "; ") +
            (host.empty() ? "" : "on the host: " + join(host));
+}
+
+std::string device_collectives_text(const Analysis &a, const SpmdPipeline &spmd) {
+    std::vector<std::string> device, host;
+    for (const PlanStep &st : spmd.steps) {
+        const DFuncContents &f = *st.func;
+        if (st.role != StepRole::Computed || f.kind != FuncKind::Collective) {
+            continue;
+        }
+        const std::string what = f.name + " (" + to_string(f.collective->kind);
+        if (st.overlapped_with) {
+            host.push_back(what + ", overlapped: the executor moves its chunks)");
+        } else if (const std::string why = why_not_on_device(f, a); why.empty()) {
+            device.push_back(what + ")");
+        } else {
+            host.push_back(what + ": " + why + ")");
+        }
+    }
+    if (device.empty() && host.empty()) {
+        return "no unfused collective";
+    }
+    return (device.empty() ? ""
+                           : "collectives on device buffers among ranks sharing the device "
+                             "(threads backend; other backends stage them through host "
+                             "memory): " +
+                                 join(device)) +
+           (device.empty() || host.empty() ? "" : "; ") +
+           (host.empty() ? "" : "collectives through host memory: " + join(host));
 }
 
 } // namespace coconet

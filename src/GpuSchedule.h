@@ -62,6 +62,11 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
 // host: c (a scalar)", or "no computation" for a pipeline of collectives.
 std::string placement_text(const GpuPlacement &placement);
 
+// The program's collective stages as the plan dump of a GPU target words
+// them: those on device buffers (CollectiveStage.h: collective_on_device),
+// those through host memory and why.
+std::string device_collectives_text(const Analysis &a, const SpmdPipeline &spmd);
+
 } // namespace coconet
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "CollectiveStage.h"
 #include "Error.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
@@ -154,11 +155,17 @@ struct JitProgram::Table {
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
         program.with_device_context = jit_with_device_context;
+        if (jit.target_.has_gpu_feature()) {
+            program.device_interface = Halide::get_device_interface_for_device_api(
+                gpu_api(jit.target_), jit.target_);
+        }
+        program.ncombiners = (int32_t)jit.combiners_.size();
+        program.combiners = jit.combiners_.data();
     }
 };
 
 JitProgram::JitProgram(const Program &program, const Halide::Target &target)
-    : lowered_(lower(program)), plan_(plan_program(lowered_, program.name())),
+    : lowered_(lower(program, gpu_api(target))), plan_(plan_program(lowered_, program.name())),
       target_(target.with_feature(Halide::Target::StrictFloat)) {
     for (const ProgramStep &step : plan_.steps) {
         pipelines_.emplace_back();
@@ -180,6 +187,14 @@ JitProgram::JitProgram(const Program &program, const Halide::Target &target)
         pipelines_.back() = std::make_unique<Function>(
             Function{h.pipeline.compile_to_callable(args, target_),
                      1 + h.params.size() + h.outputs.size()});
+    }
+    for (const Combiner &c : target_.has_gpu_feature() ? device_combiners(lowered_.analysis)
+                                                       : std::vector<Combiner>{}) {
+        CombinerPipeline cp = build_combiner(c);
+        combiner_functions_.push_back(std::make_unique<Function>(
+            Function{cp.pipeline.compile_to_callable(cp.arguments, target_), 4}));
+        combiners_.push_back(coconet_aot_combiner{(int32_t)c.op, c.type.code(), c.type.bits(),
+                                                  combiner_functions_.back()->c_function()});
     }
 }
 

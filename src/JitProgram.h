@@ -60,6 +60,9 @@ private:
     ProgramPlan plan_;
     Halide::Target target_;                                // the table's content
     std::vector<std::unique_ptr<Function>> pipelines_; // per plan step (null: none)
+    // The device collectives' combiners (a GPU target), and their functions.
+    std::vector<std::unique_ptr<Function>> combiner_functions_;
+    std::vector<coconet_aot_combiner> combiners_;
     mutable std::mutex kernels_mutex_;
     mutable std::map<std::pair<int, int>, std::unique_ptr<Function>> kernels_;
 };

@@ -30,7 +30,7 @@ Analysis analyze(const Program &program) {
 }
 
 // The passes, one line each, with what each produced under COCONET_DEBUG.
-LoweredProgram lower(const Program &program) {
+LoweredProgram lower(const Program &program, Halide::DeviceAPI device) {
     Analysis a = collect_funcs(program);
     debug_dump("collect_funcs", program, [&] { return dump_analysis(a); });
     infer_layouts(program, a);
@@ -41,9 +41,14 @@ LoweredProgram lower(const Program &program) {
     debug_dump("find_liveness", program, [&] { return dump_liveness(liveness, a); });
     Placement placement = place(a, passes, liveness);
     debug_dump("place", program, [&] { return dump_placement(placement, passes, a); });
-    SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement);
+    SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement, device);
     debug_dump("lower_spmd", program, [&] { return dump_spmd(spmd); });
     return LoweredProgram{program, std::move(a), std::move(spmd)};
+}
+
+Halide::DeviceAPI gpu_api(const Halide::Target &target) {
+    return target.has_gpu_feature() ? Halide::get_default_device_api_for_target(target)
+                                    : Halide::DeviceAPI::None;
 }
 
 Halide::Target jit_target() {

@@ -20,7 +20,13 @@ struct LoweredProgram {
 // Only the analysis passes (used by the reference, which needs no pipeline).
 Analysis analyze(const Program &program);
 
-LoweredProgram lower(const Program &program);
+// `device`: the GPU API of the target the program is compiled for
+// (DeviceAPI::None: the host); collectives that can move their data on that
+// device become extern stages on it (CollectiveStage.h).
+LoweredProgram lower(const Program &program, Halide::DeviceAPI device = Halide::DeviceAPI::None);
+
+// The GPU API of `target` (DeviceAPI::None without a GPU feature).
+Halide::DeviceAPI gpu_api(const Halide::Target &target);
 
 // The target JIT compilation uses (the pipeline and the reference's kernels):
 // the host with strict_float, so that no code shape contracts or reassociates

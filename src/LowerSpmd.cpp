@@ -202,7 +202,8 @@ std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
 } // namespace
 
 SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
-                        const Liveness &liveness, const Placement &placement) {
+                        const Liveness &liveness, const Placement &placement,
+                        Halide::DeviceAPI device) {
     const Facts x{analysis, passes, liveness, placement};
     SpmdPipeline out;
     out.passes = passes;
@@ -243,7 +244,8 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
             const bool source = liveness.chunked_source_of.count(f) > 0;
             if (f->kind == FuncKind::Collective) {
                 const DFuncContents *in = liveness.reads.at(f)[0];
-                funcs[f] = collective_stage(*f, analysis, read_in(in, s, params, funcs, x), uc);
+                funcs[f] =
+                    collective_stage(*f, analysis, read_in(in, s, params, funcs, x), uc, device);
             } else {
                 // A chunked source reads through parameters of its own pipeline.
                 ParamMap &reads = source ? source_params[f] : params;

@@ -86,8 +86,11 @@ struct SpmdPipeline {
 };
 
 // Refuses an overlap whose collective and producer cannot run chunk by chunk.
+// `device`: the GPU API of the target (DeviceAPI::None: the host), which the
+// collectives that can run on it become extern stages on (CollectiveStage.h).
 SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
-                        const Liveness &liveness, const Placement &placement);
+                        const Liveness &liveness, const Placement &placement,
+                        Halide::DeviceAPI device);
 
 } // namespace coconet
 

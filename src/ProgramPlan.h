@@ -57,12 +57,23 @@ struct ProgramStep {
     int dst = -1;
 };
 
+// A combiner kernel of the program's device collectives (coconet_aot_combiner).
+struct ProgramCombiner {
+    int op;
+    Halide::Type type;
+    std::string function; // its name in an AOT library
+};
+
 struct ProgramPlan {
     std::vector<ProgramValue> values;
     int ninputs = 0;
     std::vector<int> args;          // inputs, then outputs
     std::vector<int> output_values; // per output
     std::vector<ProgramStep> steps;
+    std::vector<ProgramCombiner> combiners; // added by whoever compiles them
+    // A GPU target: the Halide runtime function returning its device
+    // interface ("halide_opencl_device_interface"); "" for the host.
+    std::string device_interface;
 };
 
 // The plan of a lowered program; `function_name` prefixes the names of the

@@ -130,9 +130,12 @@ class Executor {
 public:
     Executor(coconet_comm *comm, const coconet_aot_program &p)
         : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
-          values_(p.nvalues, nullptr), outer_context_(comm->with_device_context) {
-        // Collectives the pipelines call copy device data with it too.
+          values_(p.nvalues, nullptr), outer_context_(comm->with_device_context),
+          outer_running_(comm->running) {
+        // Collectives the pipelines call copy device data with it too, and
+        // reduce on the device with its combiners.
         comm->with_device_context = p.with_device_context;
+        comm->running = &p;
     }
 
     ~Executor() {
@@ -142,6 +145,7 @@ public:
             }
         }
         comm_->with_device_context = outer_context_;
+        comm_->running = outer_running_;
     }
 
     void run(halide_buffer_t *const *args) {
@@ -1110,6 +1114,7 @@ private:
     std::vector<std::unique_ptr<OwnedBuffer>> owned_;
     std::map<int, uint8_t *> placed_; // values in memory from place_pass_values
     int (*outer_context_)(coconet_comm *, coconet_device_fn, void *);
+    const coconet_aot_program *outer_running_;
 };
 
 } // namespace

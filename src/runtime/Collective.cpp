@@ -46,10 +46,6 @@ Box sliced(Box b, int dim, const Op &op, const Group &g, int r) {
     return b;
 }
 
-bool is_reduction(int kind) {
-    return kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER || kind == COCONET_REDUCE;
-}
-
 std::string group_name(const Group &g) {
     return "group " + std::to_string(g.index) + " of world.split(" + std::to_string(g.nsplit) +
            "), first rank " + std::to_string(g.first);
@@ -97,6 +93,10 @@ const char *Op::kind_name() const {
 
 std::string Op::what() const {
     return std::string(kind_name()) + " '" + name + "'";
+}
+
+bool is_reduction(int kind) {
+    return kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER || kind == COCONET_REDUCE;
 }
 
 Op make_op(const char *name, const coconet_collective_desc &desc, int world_size) {
@@ -260,7 +260,8 @@ bool Op::same_call(const Op &o) const {
                             chunks != o.chunks || chunk_index != o.chunk_index))) {
         return false;
     }
-    if (name != o.name || kind != o.kind || nsplit != o.nsplit || src.index != o.src.index ||
+    if (name != o.name || kind != o.kind || on_device != o.on_device || nsplit != o.nsplit ||
+        src.index != o.src.index ||
         dst.index != o.dst.index || dims != o.dims || (uses_dim && dim != o.dim) ||
         (kind == COCONET_ALL_TO_ALL && concat_dim != o.concat_dim) ||
         (kind == COCONET_SEND_RECV && local_value != o.local_value) ||

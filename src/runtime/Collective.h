@@ -11,7 +11,7 @@
 
 #include "Box.h"
 #include "Partition.h"
-#include "coconet_runtime.h"
+#include "coconet_aot.h"
 
 namespace coconet_rt {
 
@@ -67,7 +67,15 @@ struct Op {
     // Filled by the backend: peer_inputs[q] holds rank q's input (at least
     // the part this rank reads) for every q this rank reads from.
     std::vector<const halide_buffer_t *> peer_inputs;
+
+    // A device stage run where its data is (DeviceCollective.h): every
+    // participant's input and output are device buffers of one device, and
+    // reductions fold them with `combiner`.
+    bool on_device = false;
+    const coconet_aot_combiner *combiner = nullptr;
 };
+
+bool is_reduction(int kind);
 
 // `desc` has this runtime's version and size (checked by the caller).
 Op make_op(const char *name, const coconet_collective_desc &desc, int world_size);

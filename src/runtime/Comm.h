@@ -11,6 +11,7 @@
 #include "Collective.h"
 #include "Fused.h"
 #include "OverlapTuning.h"
+#include "coconet_aot.h"
 
 struct coconet_comm;
 
@@ -47,6 +48,11 @@ struct coconet_comm {
     // Whether reductions combine ranks in group-rank order (see
     // coconet_comm_deterministic).
     virtual bool deterministic() const { return true; }
+    // Whether collectives whose Halide stage runs on a device
+    // (coconet_collective_desc::device) read their peers' device buffers
+    // where they are: ranks sharing one device (threads backend). Otherwise
+    // the runtime stages them through host memory.
+    virtual bool device_collectives() const { return false; }
     // The path a fused call asking for `requested` takes on this backend.
     virtual coconet_fused_path fused_path(int requested) const = 0;
     // Runs a fused reduce-scatter on this rank (a group member, call checked).
@@ -84,6 +90,9 @@ struct coconet_comm {
     // with_device_context for a program's run; unset: this communicator).
     int device_call(coconet_device_fn fn, void *arg);
     int (*with_device_context)(coconet_comm *, coconet_device_fn, void *) = nullptr;
+    // The program the executor runs on this rank (set for the run): its
+    // combiners reduce device collectives' inputs.
+    const coconet_aot_program *running = nullptr;
 
     const int rank, size;
     // Ranks of the world in this process (sharing its Halide thread pool):

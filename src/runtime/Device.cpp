@@ -101,4 +101,18 @@ int device_copy_box(coconet_comm &comm, const halide_buffer_t *src, halide_buffe
     return rc != 0 ? rc : released;
 }
 
+int copy_host_device(coconet_comm &comm, const halide_buffer_t *src, halide_buffer_t *dst) {
+    const bool up = dst->device != 0;
+    const halide_device_interface_t *iface = up ? dst->device_interface : src->device_interface;
+    halide_buffer_t from = *src;
+    from.flags = 0;
+    from.set_device_dirty(!up); // where the data is read from
+    const int rc = with_context(
+        comm, [&](void *uc) { return iface->buffer_copy(uc, &from, up ? iface : nullptr, dst); });
+    if (rc == 0) {
+        comm.count_bytes(COCONET_HOST_DEVICE, host_bytes(src));
+    }
+    return rc;
+}
+
 } // namespace coconet_rt

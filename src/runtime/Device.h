@@ -40,6 +40,9 @@ int device_release_crop(coconet_comm &comm, halide_buffer_t *view);
 // one device: ranks sharing it). Not a host<->device copy, so not counted.
 int device_copy_box(coconet_comm &comm, const halide_buffer_t *src, halide_buffer_t *dst,
                     const Box &box);
+// Copies src into dst, the same box, where one of them has host memory only:
+// down from src's device, or up to dst's (counted).
+int copy_host_device(coconet_comm &comm, const halide_buffer_t *src, halide_buffer_t *dst);
 
 } // namespace coconet_rt
 

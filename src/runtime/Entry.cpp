@@ -6,12 +6,13 @@
 
 #include "Comm.h"
 #include "Device.h"
+#include "DeviceCollective.h"
 #include "Errors.h"
 #include "Fault.h"
 
 namespace {
 
-// A collective reads and writes host memory: a buffer a GPU kernel left
+// A host stage reads and writes host memory: a buffer a GPU kernel left
 // newer on the device comes back first. Halide copies extern stages' inputs
 // itself, except after a specialization that computes the input on the device
 // in one branch and on the host in the other (the GPU schedules' "this rank's
@@ -69,16 +70,20 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
     if (!o.participates(comm->rank)) {
         return COCONET_OK;
     }
-    int rc = bring_to_host(comm, o, in, "input");
-    if (rc == COCONET_OK) {
-        rc = bring_to_host(comm, o, out, "output");
+    int rc = COCONET_OK;
+    if (!d.device) {
+        rc = bring_to_host(comm, o, in, "input");
+        if (rc == COCONET_OK) {
+            rc = bring_to_host(comm, o, out, "output");
+        }
     }
     if (rc == COCONET_OK) {
         rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Collective, o.name,
                                      o.chunk_dim >= 0);
     }
     if (rc == COCONET_OK) {
-        rc = comm->run(o, in, out);
+        rc = d.device ? coconet_rt::run_device_collective(*comm, o, in, out)
+                      : comm->run(o, in, out);
     }
     if (rc == COCONET_OK) {
         comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);

@@ -12,6 +12,8 @@
 #include <mutex>
 
 #include "Comm.h"
+#include "DeviceCollective.h"
+#include "Env.h"
 #include "Errors.h"
 #include "Pack.h"
 #include "Reduce.h"
@@ -112,11 +114,15 @@ struct ThreadsComm : coconet_comm {
             for (int q : members) {
                 op.peer_inputs[q] = posted[q].in;
             }
-            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 &&
+            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 && !op.on_device &&
                 all_outputs_full(op, members, posted)) {
                 rc = all_reduce_by_blocks(op, members, posted, out);
             } else if (op.dst.has(rank)) {
-                coconet_rt::compute_output(op, rank, out);
+                if (op.on_device) {
+                    rc = coconet_rt::compute_output_on_device(*this, op, out);
+                } else {
+                    coconet_rt::compute_output(op, rank, out);
+                }
                 for (int q : members) {
                     if (q != rank) {
                         world->comms[q]->count_bytes(op.kind,
@@ -131,6 +137,13 @@ struct ThreadsComm : coconet_comm {
             return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
         }
         return rc != COCONET_OK ? rc : done;
+    }
+
+    // Ranks sharing a device read each other's device buffers, unless
+    // COCONET_DEVICE_COLLECTIVES=host stages them through host memory.
+    bool device_collectives() const override {
+        return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host"}) ==
+               "device";
     }
 
     // Peers' memory is ours: the direct path unless the ring is asked for,

@@ -46,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 5
+#define COCONET_AOT_VERSION 6
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -70,6 +70,18 @@ typedef struct {
     int32_t device;
     const struct halide_device_interface_t *device_interface;
 } coconet_aot_kernel;
+
+// A device kernel combining two buffers element-wise, for the reductions of
+// collectives that run on a device (coconet_collective_desc::device) among
+// ranks sharing it: out(x) = op(a(x), b(x)) over 1-D dense buffers of one
+// type, a and out possibly the same buffer. Arguments: user_context, a, b,
+// out. The executor folds the members' inputs with it in rank order, so the
+// result is the reference's bit for bit.
+typedef struct {
+    int32_t op;                   // coconet_reduce_op
+    int32_t type_code, type_bits; // halide_type_t's code and bits
+    coconet_function function;
+} coconet_aot_combiner;
 
 typedef enum {
     COCONET_STEP_HALIDE = 0, // a Halide pipeline
@@ -136,6 +148,13 @@ typedef struct {
     // which the executor chains so that a pipeline's error becomes the rank's
     // error (Halide's default handler aborts the process).
     halide_error_handler_t (*set_error_handler)(halide_error_handler_t handler);
+    // A GPU-target program's device (NULL for a host target): where its
+    // device collective stages move data that a rank holds on the host.
+    const struct halide_device_interface_t *device_interface;
+    // The combiners of the program's device collectives (none for a host
+    // target): one per reduction op and type they use.
+    int32_t ncombiners;
+    const coconet_aot_combiner *combiners;
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then

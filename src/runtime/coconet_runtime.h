@@ -173,7 +173,7 @@ int32_t coconet_size(void *user_context);
 // One collective, described by a versioned struct rather than positional
 // integers, so that arguments are named and a library built against another
 // layout is refused instead of misread.
-#define COCONET_COLLECTIVE_ABI_VERSION 2
+#define COCONET_COLLECTIVE_ABI_VERSION 3
 // As many dimensions as a Halide buffer may have; the runtime supports fewer
 // (4 today) and refuses more with COCONET_ERR_INVALID.
 #define COCONET_MAX_DIMS 16
@@ -214,6 +214,12 @@ int32_t coconet_size(void *user_context);
 //                            coconet_slice_range cuts [0, s) into `chunks`
 //                            blocks); a rank's output is its piece, and "full box" spans every
 //                            rank's piece (the rows between are not read).
+//   device:                  1: the stage runs on the GPU device of a GPU-target
+//                            pipeline (ALL_REDUCE, ALL_GATHER, BROADCAST of the
+//                            world): `out` comes with a device allocation and
+//                            must hold the result there on return (Halide then
+//                            marks it device-dirty); `in` may be newest on the
+//                            host or on the device. 0: host memory.
 //                            Ignored otherwise.
 typedef struct coconet_collective_desc {
     uint32_t version;    // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
@@ -230,6 +236,7 @@ typedef struct coconet_collective_desc {
     int32_t nsplit, group, dst_group;
     int32_t dims;                      // of the value, `in` and `out`
     int32_t extents[COCONET_MAX_DIMS]; // global extents; [0, dims) are read
+    int32_t device;                    // 1: `out` lives on a GPU device (see above)
 } coconet_collective_desc;
 
 // A descriptor of this header's version and size: no sliced, concatenated or
@@ -247,6 +254,7 @@ static inline void coconet_collective_desc_init(coconet_collective_desc *desc, i
     desc->nsplit = 1;
     desc->group = desc->dst_group = 0;
     desc->dims = 0;
+    desc->device = 0;
     for (i = 0; i < COCONET_MAX_DIMS; i++) {
         desc->extents[i] = 1;
     }

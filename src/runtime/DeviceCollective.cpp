@@ -1,0 +1,219 @@
+// Device stages of collectives (see DeviceCollective.h).
+#include "DeviceCollective.h"
+
+#include <memory>
+
+#include "Comm.h"
+#include "Device.h"
+#include "Errors.h"
+#include "Pack.h"
+
+namespace coconet_rt {
+
+namespace {
+
+const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
+                                          const halide_type_t &t) {
+    for (int i = 0; p && i < p->ncombiners; i++) {
+        const coconet_aot_combiner &c = p->combiners[i];
+        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+// Kinds whose device stage reads peers' device buffers where they are.
+bool moves_on_device(int kind) {
+    return kind == COCONET_ALL_REDUCE || kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST;
+}
+
+int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status) {
+    const std::string halide = comm.last_error;
+    return comm.fail(COCONET_ERR_BACKEND, op_label(comm.rank, op.what()) + ": " + what +
+                                              " failed (Halide error " + std::to_string(status) +
+                                              (halide.empty() ? "" : ": " + halide) + ")");
+}
+
+// A dense device buffer of `box`, freed with it.
+struct DeviceTemp {
+    DeviceTemp(coconet_comm &comm, const Box &box, const halide_type_t &type)
+        : comm(comm), view(nullptr, box, type) {}
+    ~DeviceTemp() { device_free(comm, &view.buf); }
+    coconet_comm &comm;
+    DenseView view;
+};
+
+// The elements of a dense buffer as one dimension, sharing its allocation.
+struct Flat {
+    explicit Flat(const halide_buffer_t *b) : buf(*b) {
+        dim = halide_dimension_t{0, (int32_t)box_of(b).count(), 1, 0};
+        buf.dimensions = 1;
+        buf.dim = &dim;
+        buf.host = nullptr;
+        buf.flags = 0;
+        buf.set_device_dirty(true);
+    }
+    halide_dimension_t dim;
+    halide_buffer_t buf;
+};
+
+// acc = combiner(acc, next), element-wise on the device.
+int combine(coconet_comm &comm, const coconet_aot_combiner &c, halide_buffer_t *acc,
+            const halide_buffer_t *next) {
+    Flat a(acc), b(next), out(acc);
+    void *uc = &comm;
+    void *args[] = {&uc, &a.buf, &b.buf, &out.buf};
+    return c.function.call(c.function.context, args);
+}
+
+// out = the members' inputs folded in group-rank order: acc = x_first, then
+// acc = op(acc, x_q), as the host's reduce and the reference do.
+int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
+    const halide_device_interface_t *iface = out->device_interface;
+    DeviceTemp acc(comm, want, out->type), next(comm, want, out->type);
+    int rc = device_malloc(comm, &acc.view.buf, iface);
+    if (rc == 0 && op.src.size > 1) {
+        rc = device_malloc(comm, &next.view.buf, iface);
+    }
+    for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
+        if (q == op.src.first) {
+            rc = device_copy_box(comm, op.peer_inputs[q], &acc.view.buf, want);
+            continue;
+        }
+        rc = device_copy_box(comm, op.peer_inputs[q], &next.view.buf, want);
+        if (rc == 0) {
+            rc = combine(comm, *op.combiner, &acc.view.buf, &next.view.buf);
+        }
+    }
+    return rc == 0 ? device_copy_box(comm, &acc.view.buf, out, want) : rc;
+}
+
+// The result is newest on the device. Halide marks an extern stage's output
+// so only when the pipeline allocated it, not when it is the pipeline's own
+// output buffer.
+void mark_on_device(halide_buffer_t *out) {
+    out->set_host_dirty(false);
+    out->set_device_dirty(true);
+}
+
+// The backend's host collective on host copies of in and out; out's result
+// then goes up to its device, if it has one.
+int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
+    halide_buffer_t *host_in = in, *host_out = out;
+    std::unique_ptr<PackedBox> in_copy, out_copy;
+    int rc = 0;
+    // Halide gives a buffer only a device touches no host memory.
+    if (in->device && (in->device_dirty() || !in->host)) {
+        if (in->host) {
+            rc = device_to_host(comm, in);
+        } else {
+            in_copy = std::make_unique<PackedBox>(box_of(in), in->type);
+            host_in = &in_copy->buf;
+            rc = copy_host_device(comm, in, host_in);
+        }
+        if (rc != 0) {
+            return backend_error(comm, op, "copying its input from the device", rc);
+        }
+    }
+    if (!out->host) {
+        out_copy = std::make_unique<PackedBox>(box_of(out), out->type);
+        host_out = &out_copy->buf;
+    }
+    rc = comm.run(op, host_in, host_out);
+    if (rc != COCONET_OK || box_of(out).empty()) {
+        return rc;
+    }
+    if (!out->device) {
+        // A pipeline's output buffer without a device allocation: Halide
+        // leaves its state to the stage.
+        out->set_host_dirty(true);
+        return COCONET_OK;
+    }
+    if (out_copy) {
+        rc = copy_host_device(comm, host_out, out);
+    } else {
+        out->set_host_dirty(true);
+        rc = host_to_device(comm, out, out->device_interface);
+    }
+    if (rc != 0) {
+        return backend_error(comm, op, "copying its output to the device", rc);
+    }
+    mark_on_device(out);
+    return COCONET_OK;
+}
+
+} // namespace
+
+int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
+    const coconet_aot_combiner *combiner =
+        is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
+    const halide_device_interface_t *iface =
+        comm.running ? comm.running->device_interface : nullptr;
+    // The choice is the same on every rank: peers read each other's inputs
+    // as they posted them.
+    if (!comm.device_collectives() || !iface || !moves_on_device(op.kind) ||
+        (is_reduction(op.kind) && !combiner)) {
+        return run_staged(comm, op, in, out);
+    }
+    // Peers read this rank's input on the device. A buffer with no device
+    // allocation (a pipeline's input or output the caller keeps on the host)
+    // gets a device copy of the call's own, not an allocation its owner did
+    // not ask for.
+    std::unique_ptr<DeviceTemp> in_copy, out_copy;
+    halide_buffer_t *dev_in = in, *dev_out = out;
+    int rc = 0;
+    if (!box_of(in).empty() && !on_device(in)) {
+        if (in->device) {
+            rc = host_to_device(comm, in, in->device_interface);
+        } else {
+            in_copy = std::make_unique<DeviceTemp>(comm, box_of(in), in->type);
+            dev_in = &in_copy->view.buf;
+            rc = device_malloc(comm, dev_in, iface);
+            rc = rc != 0 ? rc : copy_host_device(comm, in, dev_in);
+        }
+    }
+    if (rc == 0 && !out->device && !box_of(out).empty()) {
+        out_copy = std::make_unique<DeviceTemp>(comm, box_of(out), out->type);
+        dev_out = &out_copy->view.buf;
+        rc = device_malloc(comm, dev_out, iface);
+    }
+    if (rc != 0) {
+        return backend_error(comm, op, "placing its buffers on the device", rc);
+    }
+    op.on_device = true;
+    op.combiner = combiner;
+    rc = comm.run(op, dev_in, dev_out);
+    if (rc != COCONET_OK) {
+        return rc;
+    }
+    if (out_copy) {
+        rc = copy_host_device(comm, dev_out, out);
+        out->set_host_dirty(true);
+        return rc == 0 ? COCONET_OK
+                       : backend_error(comm, op, "copying its output to the host", rc);
+    }
+    mark_on_device(out);
+    return COCONET_OK;
+}
+
+int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out) {
+    const Box want = box_of(out);
+    int rc = 0;
+    if (want.empty()) {
+        return COCONET_OK;
+    }
+    if (op.kind == COCONET_ALL_REDUCE) {
+        rc = reduce_on_device(comm, op, out, want);
+    } else if (op.kind == COCONET_BROADCAST) {
+        rc = device_copy_box(comm, op.peer_inputs[op.src.first + op.root], out, want);
+    } else {
+        // ALL_GATHER: each part of the output from the rank owning it.
+        for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
+            rc = device_copy_box(comm, op.peer_inputs[q], out, intersect(want, op.input_box(q)));
+        }
+    }
+    return rc == 0 ? COCONET_OK : backend_error(comm, op, "moving its data on the device", rc);
+}
+
+} // namespace coconet_rt

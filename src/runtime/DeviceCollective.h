@@ -1,0 +1,29 @@
+// Collectives whose Halide stage runs on a GPU device
+// (coconet_collective_desc::device). Among ranks sharing the device (the
+// threads backend) they read their peers' device buffers where they are:
+// gathers and broadcasts are device copies, reductions fold the members'
+// inputs in rank order with the program's combiner kernel, and no byte
+// crosses between host and device. Other backends, or a reduction with no
+// combiner, are staged through host memory: the input comes down, the
+// backend's host collective runs, the result goes up (counted as
+// COCONET_HOST_DEVICE).
+#ifndef COCONET_RUNTIME_DEVICE_COLLECTIVE_H
+#define COCONET_RUNTIME_DEVICE_COLLECTIVE_H
+
+#include "Collective.h"
+
+struct coconet_comm;
+
+namespace coconet_rt {
+
+// Runs `op`, a device stage (arguments checked, this rank a participant), on
+// comm: `out` has a device allocation and holds the result there on return.
+int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out);
+
+// What compute_output does on the host, on the device: this rank's output
+// from op.peer_inputs, device buffers of out's device.
+int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out);
+
+} // namespace coconet_rt
+
+#endif
