@@ -66,8 +66,14 @@ std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
     case CollectiveKind::Reduce: return "the root's result, the op's identity elsewhere: not built";
     default: return "a slice, empty on a rank when ranks outnumber its blocks";
     }
-    if (a.of(f.collective->source.get()).layout.group.nsplit != 1) {
+    const FuncInfo &src = a.of(f.collective->source.get());
+    if (src.layout.group.nsplit != 1) {
         return "on a group of world.split, empty on the other groups' ranks";
+    }
+    if (src.extents.empty()) {
+        // Halide copies between host and device around loops; a scalar's
+        // host readers (loop-free, like the stage) would read a stale host copy.
+        return "a scalar, read by host code";
     }
     return "";
 }

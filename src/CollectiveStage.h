@@ -20,10 +20,12 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
 
 // Why collective f's stage cannot run on the device of a GPU target, or ""
 // when it can: an all_reduce, all_gather or broadcast of the world, whose
-// output is the whole value on every rank. Halide allocates a device stage's
-// output on the device before the call, and its GPU runtimes abort on an
-// empty allocation: a slice, or a value of a group of world.split, is empty
-// on some ranks.
+// output is the whole value on every rank, and not a scalar. Halide
+// allocates a device stage's output on the device before the call, and its
+// GPU runtimes abort on an empty allocation: a slice, or a value of a group
+// of world.split, is empty on some ranks. Halide's copies between host and
+// device go around loops, and a scalar stage and its (host) readers have
+// none, so they would read a stale host copy.
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a);
 inline bool collective_on_device(const DFuncContents &f, const Analysis &a) {
     return why_not_on_device(f, a).empty();

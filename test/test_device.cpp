@@ -257,3 +257,4 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=host stages device collectives through hos
         CHECK(t.bytes[COCONET_HOST_DEVICE] > 0);
     }
 }
+
