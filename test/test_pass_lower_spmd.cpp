@@ -2,8 +2,11 @@
 // outputs, and the structured plan steps (not the plan's words), and lower()'s
 // COCONET_DEBUG dumps.
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
+#include "CollectiveStage.h"
+#include "GpuSchedule.h"
 #include "ProgramPlan.h"
 #include "TestUtil.h"
 
@@ -199,4 +202,97 @@ TEST_CASE("lower() dumps every pass under COCONET_DEBUG", "[passes]") {
     CHECK_THAT(dump, Contains("  t: segment 0, exported\n"));
     CHECK_THAT(dump, Contains("  0: Halide pipeline of [t], params [g]\n"));
     CHECK(dump.find("after collect_funcs", dump.find("after lower_spmd")) == std::string::npos);
+}
+
+namespace {
+
+// The extern stage of collective `name` in segment 0, with its descriptor.
+struct Stage {
+    Halide::DeviceAPI api;
+    coconet_collective_desc desc;
+};
+
+Stage stage_of(const SpmdPipeline &spmd, const std::string &name) {
+    for (const Halide::Func &out : spmd.segments[0].halide.pipeline.outputs()) {
+        for (const auto &[n, fn] : Halide::Internal::find_transitive_calls(out.function())) {
+            if (fn.name().rfind(name + "$", 0) == 0 && fn.has_extern_definition()) {
+                Stage s{fn.extern_function_device_api(), {}};
+                const Halide::Buffer<> &d = fn.extern_arguments()[2].buffer;
+                REQUIRE(d.size_in_bytes() == sizeof(s.desc));
+                std::memcpy(&s.desc, d.data(), sizeof(s.desc));
+                return s;
+            }
+        }
+    }
+    std::string seen;
+    for (const Halide::Func &out : spmd.segments[0].halide.pipeline.outputs()) {
+        seen += out.name() + ": ";
+        for (const auto &[n, fn] : Halide::Internal::find_transitive_calls(out.function())) {
+            seen += n + " ";
+        }
+    }
+    FAIL("no extern stage " << name << " in " << seen);
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gpu]") {
+    const int n = 10;
+    DFunc g = input("g", Halide::Float(32), {n}, Local());
+    DFunc h = input("h", Halide::Int(32), {n}, Local());
+    DFunc sum = all_reduce(g, ReduceOp::Sum, "sum");
+    DFunc biggest = all_reduce(h, ReduceOp::Max, "biggest");
+    DFunc scattered = reduce_scatter(g, 0, ReduceOp::Sum, "scattered");
+    Halide::RDom k(0, n);
+    DFunc part("part");
+    part() = 0.0f;
+    part() += g(k);
+    DFunc total = all_reduce(part, ReduceOp::Sum, "total");
+    Var i;
+    DFunc y("y");
+    y(i) = sum(i) + Halide::cast<float>(biggest(i)) + total();
+    DFunc z("z");
+    z(i) = scattered(i) * 2.0f;
+    Program p("stages");
+    p.output(y, Replicated()).output(z, Sliced(0));
+
+    const LoweredProgram gpu = lower(p, Halide::DeviceAPI::OpenCL);
+    // Whole values of the world move on the device; a slice (empty on some
+    // rank) and a scalar (read by host code) stay on the host.
+    for (const char *name : {"sum", "biggest"}) {
+        INFO(name);
+        const Stage s = stage_of(gpu.spmd, name);
+        CHECK(s.api == Halide::DeviceAPI::OpenCL);
+        CHECK(s.desc.device == 1);
+    }
+    for (const char *name : {"scattered", "total"}) {
+        INFO(name);
+        const Stage s = stage_of(gpu.spmd, name);
+        CHECK(s.api == Halide::DeviceAPI::Host);
+        CHECK(s.desc.device == 0);
+    }
+    CHECK_THAT(why_not_on_device(*contents(scattered), gpu.analysis), Contains("a slice"));
+    CHECK_THAT(why_not_on_device(*contents(total), gpu.analysis), Contains("a scalar"));
+    // One combiner per op and type of a device all_reduce.
+    const std::vector<Combiner> combiners = device_combiners(gpu.analysis);
+    REQUIRE(combiners.size() == 2);
+    CHECK(combiners[0].op == ReduceOp::Sum);
+    CHECK(combiners[0].type == Halide::Float(32));
+    CHECK(combiners[1].op == ReduceOp::Max);
+    CHECK(combiners[1].type == Halide::Int(32));
+    CHECK(combiner_name(combiners[1]) == "max_int32");
+    const std::string text = device_collectives_text(gpu.analysis, gpu.spmd);
+    CHECK_THAT(text, Contains("collectives on device buffers among ranks sharing the device"));
+    CHECK_THAT(text, Contains("sum (all_reduce)"));
+    CHECK_THAT(text, Contains("total (all_reduce: a scalar, read by host code)"));
+
+    // For the host, every stage is a host stage.
+    const LoweredProgram host = lower(p);
+    for (const char *name : {"sum", "biggest", "scattered", "total"}) {
+        INFO(name);
+        const Stage s = stage_of(host.spmd, name);
+        CHECK(s.api == Halide::DeviceAPI::Host);
+        CHECK(s.desc.device == 0);
+    }
 }
