@@ -228,6 +228,15 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
         }
         steps.push_back("    " + st.str() + ",\n");
     }
+    std::string device_stages = "nullptr";
+    if (!plan.device_stages.empty()) {
+        device_stages = "device_stages";
+        tables << "const coconet_value_info device_stages[] = {\n";
+        for (const ProgramValue &v : plan.device_stages) {
+            tables << "    " << value_text(v) << ",\n";
+        }
+        tables << "};\n";
+    }
     std::string combiners = "nullptr";
     if (!plan.combiners.empty()) {
         combiners = "combiners";
@@ -256,6 +265,7 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             "set_error_handler", "halide_set_error_handler")(
             "device_interface",
             plan.device_interface.empty() ? "nullptr" : plan.device_interface + "()")(
+            "ndevice_stages", plan.device_stages.size())("device_stages", device_stages)(
             "ncombiners", plan.combiners.size())(
             "combiners", combiners)
             .str();

@@ -60,11 +60,9 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
 
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
     switch (f.collective->kind) {
-    case CollectiveKind::AllReduce:
-    case CollectiveKind::AllGather:
-    case CollectiveKind::Broadcast: break;
     case CollectiveKind::Reduce: return "the root's result, the op's identity elsewhere: not built";
-    default: return "a slice, empty on a rank when ranks outnumber its blocks";
+    case CollectiveKind::SendRecv: return "a send between the groups of world.split";
+    default: break;
     }
     const FuncInfo &src = a.of(f.collective->source.get());
     if (src.layout.group.nsplit != 1) {
@@ -106,8 +104,11 @@ std::vector<Combiner> device_combiners(const Analysis &a) {
     std::set<Combiner> found;
     for (const DFunc &f : a.order) {
         const DFuncContents &c = *f.get_contents();
-        if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllReduce &&
-            collective_on_device(c, a)) {
+        if (c.kind != FuncKind::Collective || !collective_on_device(c, a)) {
+            continue;
+        }
+        const CollectiveKind k = c.collective->kind;
+        if (k == CollectiveKind::AllReduce || k == CollectiveKind::ReduceScatter) {
             found.insert(Combiner{c.collective->op, c.func.type()});
         }
     }

@@ -95,6 +95,7 @@ struct JitProgram::Table {
     std::vector<coconet_value_info> values;
     std::vector<coconet_aot_step> steps;
     std::vector<coconet_aot_kernel> kernels; // one per fused step
+    std::vector<coconet_value_info> device_stages;
     coconet_aot_program program{};
 
     Table(const JitProgram &jit, const coconet_comm *comm)
@@ -159,6 +160,11 @@ struct JitProgram::Table {
             program.device_interface = Halide::get_device_interface_for_device_api(
                 gpu_api(jit.target_), jit.target_);
         }
+        for (const ProgramValue &v : plan.device_stages) {
+            device_stages.push_back(value_info(v));
+        }
+        program.ndevice_stages = (int32_t)device_stages.size();
+        program.device_stages = device_stages.data();
         program.ncombiners = (int32_t)jit.combiners_.size();
         program.combiners = jit.combiners_.data();
     }

@@ -246,6 +246,9 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                 const DFuncContents *in = liveness.reads.at(f)[0];
                 funcs[f] =
                     collective_stage(*f, analysis, read_in(in, s, params, funcs, x), uc, device);
+                if (device != Halide::DeviceAPI::None && collective_on_device(*f, analysis)) {
+                    out.device_stages.push_back(f);
+                }
             } else {
                 // A chunked source reads through parameters of its own pipeline.
                 ParamMap &reads = source ? source_params[f] : params;

@@ -78,6 +78,8 @@ struct SpmdPipeline {
     std::vector<SpmdSegment> segments; // in execution order
     std::vector<FusedPass> passes;     // with their extra inputs and outputs
     std::vector<PlanStep> steps;       // every Func, producers first
+    // Collectives whose extern stage runs on the target's device.
+    std::vector<const DFuncContents *> device_stages;
     // The value that holds program output i after the last segment.
     std::vector<const DFuncContents *> output_values;
     // The rank and world size in the segments: runtime calls on their

@@ -123,6 +123,11 @@ ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &funct
         step.segment = (int)s;
         plan.steps.push_back(std::move(step));
     }
+    for (const DFuncContents *f : spmd.device_stages) {
+        const FuncInfo &info = a.of(f);
+        plan.device_stages.push_back(
+            ProgramValue{f->name, f->func.type(), info.extents, info.layout, true});
+    }
     return plan;
 }
 

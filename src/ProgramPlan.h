@@ -71,6 +71,8 @@ struct ProgramPlan {
     std::vector<int> output_values; // per output
     std::vector<ProgramStep> steps;
     std::vector<ProgramCombiner> combiners; // added by whoever compiles them
+    // The outputs of the collective stages on the device (coconet_aot_program::device_stages).
+    std::vector<ProgramValue> device_stages;
     // A GPU target: the Halide runtime function returning its device
     // interface ("halide_opencl_device_interface"); "" for the host.
     std::string device_interface;

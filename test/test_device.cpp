@@ -143,6 +143,25 @@ TEST_CASE("a rank without a slice is refused on a device, not aborted", "[device
     check_matches_reference(p, {8}, 0.0, 1, apps::optimizer_inputs);
 }
 
+TEST_CASE("a rank without a slice of a device collective's result is refused",
+          "[device][adam]") {
+    // A reduce_scatter on the device whose result only the host reads: no
+    // GPU kernel touches it, and Halide still allocates it on the device.
+    DFunc g = input("g", Halide::Float(32), {5}, Local());
+    DFunc s = reduce_scatter(g, 0, ReduceOp::Sum, "s");
+    Program p("scatter");
+    p.output(s, Sliced(0));
+    JitProgram jit(p, target);
+    const std::string message = coconet_test::message_of<RuntimeError>(
+        [&] { jit.run_threads(6, make_inputs(p, 6, 1), 5.0); });
+    CHECK_THAT(message, Catch::Matchers::Contains("'s' is sliced along dimension 0 of 5 elements "
+                                                  "in blocks of 1 over 6 ranks, which leaves "
+                                                  "rank 5 none; it is a collective's result on "
+                                                  "the device"));
+    // Where every rank has a slice, it runs on the device and is right.
+    check_matches_reference(p, {1, 2, 3, 5}, 0.0, 1, make_inputs, target);
+}
+
 namespace {
 
 // Rank inputs copied to the device, as a caller keeping its data
@@ -228,10 +247,13 @@ TEST_CASE("device-resident calls copy nothing between host and device", "[device
 
 TEST_CASE("unfused collectives among ranks sharing a device copy nothing to the host",
           "[device][resident]") {
-    // all_reduce (the program's combiner kernel folds the ranks' device
-    // buffers in rank order) and all_gather (device copies between ranks).
+    // all_reduce and reduce_scatter (the program's combiner kernel folds the
+    // ranks' device buffers in rank order) and all_gather (device copies
+    // between ranks).
     apps::OptimizerConfig adam;
     adam.gpu = true;
+    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
+    adam.schedule = apps::Schedule::Split; // a reduce_scatter, its consumers on slices
     check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
     apps::MlpConfig megatron;
     megatron.gpu = true;

@@ -185,8 +185,9 @@ private:
     // rank holds none of a sliced value a GPU kernel computes or reads (more ranks
     // than blocks) is refused, by every rank at once.
     void check_device_slices() const {
-        for (int v = 0; v < p_.nvalues; v++) {
-            const coconet_value_info &vi = info(v);
+        for (int v = 0; v < p_.nvalues + p_.ndevice_stages; v++) {
+            const bool stage = v >= p_.nvalues;
+            const coconet_value_info &vi = stage ? p_.device_stages[v - p_.nvalues] : info(v);
             int first = 0, count = 0;
             coconet_group_range(size_, vi.nsplit, vi.group, &first, &count);
             if (!vi.device || vi.layout != COCONET_LAYOUT_SLICED || count == 0) {
@@ -203,9 +204,10 @@ private:
                          " elements in blocks of " + std::to_string(block) + " over " +
                          std::to_string(count) + " ranks, which leaves rank " +
                          std::to_string(first + count - 1) +
-                         " none; a GPU kernel computes or reads it, and needs a non-empty slice on every "
-                         "rank (Halide's GPU runtimes abort on an empty device buffer): use "
-                         "fewer ranks");
+                         (stage ? " none; it is a collective's result on the device"
+                                : " none; a GPU kernel computes or reads it") +
+                         ", and needs a non-empty slice on every rank (Halide's GPU runtimes "
+                         "abort on an empty device buffer): use fewer ranks");
             }
         }
     }

@@ -25,7 +25,7 @@ const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
 
 // Kinds whose device stage reads peers' device buffers where they are.
 bool moves_on_device(int kind) {
-    return kind == COCONET_ALL_REDUCE || kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST;
+    return kind != COCONET_REDUCE && kind != COCONET_SEND_RECV;
 }
 
 int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status) {
@@ -203,12 +203,13 @@ int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *
     if (want.empty()) {
         return COCONET_OK;
     }
-    if (op.kind == COCONET_ALL_REDUCE) {
+    if (is_reduction(op.kind)) {
+        // ALL_REDUCE, REDUCE_SCATTER: this rank's box of the members' fold.
         rc = reduce_on_device(comm, op, out, want);
     } else if (op.kind == COCONET_BROADCAST) {
         rc = device_copy_box(comm, op.peer_inputs[op.src.first + op.root], out, want);
     } else {
-        // ALL_GATHER: each part of the output from the rank owning it.
+        // ALL_GATHER, ALL_TO_ALL: each part of the output from the rank owning it.
         for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
             rc = device_copy_box(comm, op.peer_inputs[q], out, intersect(want, op.input_box(q)));
         }

@@ -1,7 +1,8 @@
 // Collectives whose Halide stage runs on a GPU device
 // (coconet_collective_desc::device). Among ranks sharing the device (the
 // threads backend) they read their peers' device buffers where they are:
-// gathers and broadcasts are device copies, reductions fold the members'
+// gathers, all_to_alls and broadcasts are device copies, reductions
+// (all_reduce, reduce_scatter) fold the members'
 // inputs in rank order with the program's combiner kernel, and no byte
 // crosses between host and device. Other backends, or a reduction with no
 // combiner, are staged through host memory: the input comes down, the

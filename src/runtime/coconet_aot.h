@@ -46,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 6
+#define COCONET_AOT_VERSION 7
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -151,6 +151,12 @@ typedef struct {
     // A GPU-target program's device (NULL for a host target): where its
     // device collective stages move data that a rank holds on the host.
     const struct halide_device_interface_t *device_interface;
+    // The outputs of its collective stages on the device. Halide allocates
+    // them on the device before the call, and its GPU runtimes abort on an
+    // empty allocation, so the executor refuses a world leaving a rank an
+    // empty slice of one, as of a `device` value.
+    int32_t ndevice_stages;
+    const coconet_value_info *device_stages;
     // The combiners of the program's device collectives (none for a host
     // target): one per reduction op and type they use.
     int32_t ncombiners;

@@ -215,11 +215,13 @@ int32_t coconet_size(void *user_context);
 //                            blocks); a rank's output is its piece, and "full box" spans every
 //                            rank's piece (the rows between are not read).
 //   device:                  1: the stage runs on the GPU device of a GPU-target
-//                            pipeline (ALL_REDUCE, ALL_GATHER, BROADCAST of the
-//                            world): `out` comes with a device allocation and
-//                            must hold the result there on return (Halide then
-//                            marks it device-dirty); `in` may be newest on the
-//                            host or on the device. 0: host memory.
+//                            pipeline (any kind but REDUCE and SEND_RECV, of
+//                            the world): `out` may come with a device
+//                            allocation (then the result is left there,
+//                            device-dirty) or without (a pipeline's output the
+//                            caller keeps on the host: left host-dirty); `in`
+//                            may be newest on the host or on the device.
+//                            0: host memory.
 //                            Ignored otherwise.
 typedef struct coconet_collective_desc {
     uint32_t version;    // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
