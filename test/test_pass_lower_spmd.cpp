@@ -243,7 +243,8 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     DFunc h = input("h", Halide::Int(32), {n}, Local());
     DFunc sum = all_reduce(g, ReduceOp::Sum, "sum");
     DFunc biggest = all_reduce(h, ReduceOp::Max, "biggest");
-    DFunc scattered = reduce_scatter(g, 0, ReduceOp::Sum, "scattered");
+    DFunc scattered = reduce_scatter(g, 0, ReduceOp::Prod, "scattered");
+    DFunc rooted = reduce(g, 0, ReduceOp::Sum, "rooted");
     Halide::RDom k(0, n);
     DFunc part("part");
     part() = 0.0f;
@@ -252,36 +253,44 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     Var i;
     DFunc y("y");
     y(i) = sum(i) + Halide::cast<float>(biggest(i)) + total();
+    DFunc w("w");
+    w(i) = rooted(i) + 1.0f;
     DFunc z("z");
     z(i) = scattered(i) * 2.0f;
     Program p("stages");
-    p.output(y, Replicated()).output(z, Sliced(0));
+    p.output(y, Replicated()).output(z, Sliced(0)).output(w, Local());
 
     const LoweredProgram gpu = lower(p, Halide::DeviceAPI::OpenCL);
-    // Whole values of the world move on the device; a slice (empty on some
-    // rank) and a scalar (read by host code) stay on the host.
-    for (const char *name : {"sum", "biggest"}) {
+    // Collectives of the world move on the device; a scalar (read by host
+    // code) and a reduce stay on the host.
+    for (const char *name : {"sum", "biggest", "scattered"}) {
         INFO(name);
         const Stage s = stage_of(gpu.spmd, name);
         CHECK(s.api == Halide::DeviceAPI::OpenCL);
         CHECK(s.desc.device == 1);
     }
-    for (const char *name : {"scattered", "total"}) {
+    for (const char *name : {"total", "rooted"}) {
         INFO(name);
         const Stage s = stage_of(gpu.spmd, name);
         CHECK(s.api == Halide::DeviceAPI::Host);
         CHECK(s.desc.device == 0);
     }
-    CHECK_THAT(why_not_on_device(*contents(scattered), gpu.analysis), Contains("a slice"));
     CHECK_THAT(why_not_on_device(*contents(total), gpu.analysis), Contains("a scalar"));
-    // One combiner per op and type of a device all_reduce.
+    CHECK_THAT(why_not_on_device(*contents(rooted), gpu.analysis), Contains("not built"));
+    // The executor refuses empty slices of the device stages' outputs.
+    std::set<const DFuncContents *> stages(gpu.spmd.device_stages.begin(),
+                                           gpu.spmd.device_stages.end());
+    CHECK(stages == std::set<const DFuncContents *>{contents(sum), contents(biggest),
+                                                    contents(scattered)});
+    // One combiner per op and type of a device reduction.
     const std::vector<Combiner> combiners = device_combiners(gpu.analysis);
-    REQUIRE(combiners.size() == 2);
+    REQUIRE(combiners.size() == 3);
     CHECK(combiners[0].op == ReduceOp::Sum);
     CHECK(combiners[0].type == Halide::Float(32));
-    CHECK(combiners[1].op == ReduceOp::Max);
-    CHECK(combiners[1].type == Halide::Int(32));
-    CHECK(combiner_name(combiners[1]) == "max_int32");
+    CHECK(combiners[1].op == ReduceOp::Prod);
+    CHECK(combiners[2].op == ReduceOp::Max);
+    CHECK(combiners[2].type == Halide::Int(32));
+    CHECK(combiner_name(combiners[2]) == "max_int32");
     const std::string text = device_collectives_text(gpu.analysis, gpu.spmd);
     CHECK_THAT(text, Contains("collectives on device buffers among ranks sharing the device"));
     CHECK_THAT(text, Contains("sum (all_reduce)"));
@@ -289,7 +298,8 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
 
     // For the host, every stage is a host stage.
     const LoweredProgram host = lower(p);
-    for (const char *name : {"sum", "biggest", "scattered", "total"}) {
+    CHECK(host.spmd.device_stages.empty());
+    for (const char *name : {"sum", "biggest", "scattered", "total", "rooted"}) {
         INFO(name);
         const Stage s = stage_of(host.spmd, name);
         CHECK(s.api == Halide::DeviceAPI::Host);
