@@ -89,8 +89,7 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     args.emplace_back(source);
     Func stage(f.name);
     stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),
-                        Halide::NameMangling::C,
-                        on_device ? device : Halide::DeviceAPI::Host);
+                        Halide::NameMangling::C, on_device ? device : Halide::DeviceAPI::Host);
     return stage;
 }
 

@@ -157,8 +157,8 @@ struct JitProgram::Table {
         program.steps = steps.data();
         program.with_device_context = jit_with_device_context;
         if (jit.target_.has_gpu_feature()) {
-            program.device_interface = Halide::get_device_interface_for_device_api(
-                gpu_api(jit.target_), jit.target_);
+            program.device_interface =
+                Halide::get_device_interface_for_device_api(gpu_api(jit.target_), jit.target_);
         }
         for (const ProgramValue &v : plan.device_stages) {
             device_stages.push_back(value_info(v));

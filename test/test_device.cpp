@@ -147,8 +147,7 @@ TEST_CASE("a rank without a slice is refused on a device, not aborted", "[device
     check_matches_reference(p, {8}, 0.0, 1, apps::optimizer_inputs);
 }
 
-TEST_CASE("a rank without a slice of a device collective's result is refused",
-          "[device][adam]") {
+TEST_CASE("a rank without a slice of a device collective's result is refused", "[device][adam]") {
     // A reduce_scatter on the device whose result only the host reads: no
     // GPU kernel touches it, and Halide still allocates it on the device.
     DFunc g = input("g", Halide::Float(32), {5}, Local());
@@ -287,4 +286,3 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=host stages device collectives through hos
         CHECK(t.bytes[COCONET_HOST_DEVICE] > 0);
     }
 }
-

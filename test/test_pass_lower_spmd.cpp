@@ -280,8 +280,8 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     // The executor refuses empty slices of the device stages' outputs.
     std::set<const DFuncContents *> stages(gpu.spmd.device_stages.begin(),
                                            gpu.spmd.device_stages.end());
-    CHECK(stages == std::set<const DFuncContents *>{contents(sum), contents(biggest),
-                                                    contents(scattered)});
+    CHECK(stages ==
+          std::set<const DFuncContents *>{contents(sum), contents(biggest), contents(scattered)});
     // One combiner per op and type of a device reduction.
     const std::vector<Combiner> combiners = device_combiners(gpu.analysis);
     REQUIRE(combiners.size() == 3);

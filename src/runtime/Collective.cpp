@@ -261,9 +261,8 @@ bool Op::same_call(const Op &o) const {
         return false;
     }
     if (name != o.name || kind != o.kind || on_device != o.on_device || nsplit != o.nsplit ||
-        src.index != o.src.index ||
-        dst.index != o.dst.index || dims != o.dims || (uses_dim && dim != o.dim) ||
-        (kind == COCONET_ALL_TO_ALL && concat_dim != o.concat_dim) ||
+        src.index != o.src.index || dst.index != o.dst.index || dims != o.dims ||
+        (uses_dim && dim != o.dim) || (kind == COCONET_ALL_TO_ALL && concat_dim != o.concat_dim) ||
         (kind == COCONET_SEND_RECV && local_value != o.local_value) ||
         (is_reduction(kind) && red != o.red) ||
         ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) && root != o.root)) {

@@ -190,8 +190,7 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
     if (out_copy) {
         rc = copy_host_device(comm, dev_out, out);
         out->set_host_dirty(true);
-        return rc == 0 ? COCONET_OK
-                       : backend_error(comm, op, "copying its output to the host", rc);
+        return rc == 0 ? COCONET_OK : backend_error(comm, op, "copying its output to the host", rc);
     }
     mark_on_device(out);
     return COCONET_OK;

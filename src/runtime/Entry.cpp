@@ -82,8 +82,8 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
                                      o.chunk_dim >= 0);
     }
     if (rc == COCONET_OK) {
-        rc = d.device ? coconet_rt::run_device_collective(*comm, o, in, out)
-                      : comm->run(o, in, out);
+        rc =
+            d.device ? coconet_rt::run_device_collective(*comm, o, in, out) : comm->run(o, in, out);
     }
     if (rc == COCONET_OK) {
         comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);

@@ -142,8 +142,7 @@ struct ThreadsComm : coconet_comm {
     // Ranks sharing a device read each other's device buffers, unless
     // COCONET_DEVICE_COLLECTIVES=host stages them through host memory.
     bool device_collectives() const override {
-        return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host"}) ==
-               "device";
+        return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host"}) == "device";
     }
 
     // Peers' memory is ours: the direct path unless the ring is asked for,
