@@ -270,6 +270,29 @@ TEST_CASE("unfused collectives among ranks sharing a device copy nothing to the 
     check_resident(apps::gemv_all_reduce(gemv), 0.0);
 }
 
+TEST_CASE("overlapped collectives among ranks sharing a device copy nothing to the host",
+          "[device][resident]") {
+    // The executor's chunk loop: each tile produced on the device, moved by
+    // the device collective while the next one is computed.
+    apps::GemvConfig gemv;
+    gemv.gpu = true;
+    gemv.overlap = 3;
+    check_resident(apps::gemv_all_reduce(gemv), 0.0);
+    apps::EmbeddingConfig embedding;
+    embedding.gpu = true;
+    embedding.tile = 7;
+    for (int chunks : {0, 3}) {
+        INFO("overlap " << chunks);
+        embedding.overlap = chunks;
+        check_resident(apps::embedding_all_to_all(embedding), 0.0);
+    }
+    apps::GemmConfig gemm;
+    gemm.gpu = true;
+    gemm.capacity = 7;
+    gemm.overlap = 3;
+    check_resident(apps::gemm_all_to_all(gemm), 0.0);
+}
+
 TEST_CASE("COCONET_DEVICE_COLLECTIVES=host stages device collectives through host memory",
           "[device][resident]") {
     apps::OptimizerConfig c;

@@ -20,6 +20,7 @@
 #include "ChunkLoop.h"
 #include "Comm.h"
 #include "Device.h"
+#include "DeviceCollective.h"
 #include "OverlapTuning.h"
 
 namespace {
@@ -1042,7 +1043,21 @@ private:
         coconet_collective_desc desc = st.collective;
         halide_buffer_t *source = output_buffer(st.src);
         halide_buffer_t *dst = output_buffer(st.dst);
-        to_host(dst);
+        // Among ranks sharing a device, chunks are produced and moved there.
+        const halide_device_interface_t *device =
+            coconet_rt::runs_on_device(*comm_, desc.kind, desc.op, dst->type) ? p_.device_interface
+                                                                             : nullptr;
+        if (device) {
+            desc.device = 1;
+            // The chunks write every element of both, there.
+            for (halide_buffer_t *b : {source, dst}) {
+                device_check(coconet_rt::device_malloc(*comm_, b, device),
+                             "allocating an overlapped collective's value on the device");
+                set_newest(b, true);
+            }
+        } else {
+            to_host(dst);
+        }
         const int dim = desc.chunk_dim;
         const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
         run_tuned(s, [&](int chunks) {
@@ -1050,27 +1065,47 @@ private:
                 chunking(chunks, dim, desc.dim, desc.extents[dim], group);
             auto produce = [&](int j) {
                 for (const coconet_rt::Range &r : ch.parts(j)) {
-                    produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), nullptr);
+                    produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
                 }
             };
             auto move = [&](int j) {
                 // A piece of every slice reads the source wherever the pieces are.
-                std::unique_ptr<coconet_rt::BufferView> in;
+                std::unique_ptr<DeviceView> in;
                 if (ch.slices == 0) {
-                    in = std::make_unique<coconet_rt::BufferView>(
-                        source, own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
+                    in = std::make_unique<DeviceView>(
+                        *this, source,
+                        own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
                 }
-                coconet_rt::BufferView out(
-                    dst, own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
+                DeviceView out(*this, dst,
+                               own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
                 desc.chunks = ch.chunks;
                 desc.chunk_index = j;
                 return coconet_collective_call(comm_, st.collective_name, &desc,
-                                               in ? &in->buf : source, &out.buf) == COCONET_OK;
+                                               in ? &in->view.buf : source,
+                                               &out.view.buf) == COCONET_OK;
             };
             return coconet_rt::run_steps(ch.count(), produce, move);
         });
-        dst->set_host_dirty(true);
+        set_newest(dst, device != nullptr);
     }
+
+    // `box` of a value's buffer, sharing its device allocation when it has
+    // one (a device crop, released with the view).
+    struct DeviceView {
+        DeviceView(const Executor &e, halide_buffer_t *parent, const Box &box)
+            : comm(*e.comm_), view(parent, box) {
+            if (parent->device && !box.empty()) {
+                e.device_check(coconet_rt::device_crop(comm, parent, &view.buf),
+                               "cropping a chunk on the device");
+                view.buf.flags = 0;
+                view.buf.set_device_dirty(true); // chunks are produced and moved there
+            }
+        }
+        ~DeviceView() { coconet_rt::device_release_crop(comm, &view.buf); }
+        coconet_comm &comm;
+        coconet_rt::BufferView view;
+    };
+
 
     // Outputs return where the caller keeps them: a caller's buffer with a
     // device allocation gets the value on the device (left device-dirty,

@@ -145,17 +145,17 @@ int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t 
 
 } // namespace
 
+bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    return comm.device_collectives() && comm.running && comm.running->device_interface &&
+           moves_on_device(kind) &&
+           (!is_reduction(kind) || find_combiner(comm.running, red, type));
+}
+
 int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
-    const coconet_aot_combiner *combiner =
-        is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
-    const halide_device_interface_t *iface =
-        comm.running ? comm.running->device_interface : nullptr;
-    // The choice is the same on every rank: peers read each other's inputs
-    // as they posted them.
-    if (!comm.device_collectives() || !iface || !moves_on_device(op.kind) ||
-        (is_reduction(op.kind) && !combiner)) {
+    if (!runs_on_device(comm, op.kind, op.red, out->type)) {
         return run_staged(comm, op, in, out);
     }
+    const halide_device_interface_t *iface = comm.running->device_interface;
     // Peers read this rank's input on the device. A buffer with no device
     // allocation (a pipeline's input or output the caller keeps on the host)
     // gets a device copy of the call's own, not an allocation its owner did
@@ -182,7 +182,8 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
         return backend_error(comm, op, "placing its buffers on the device", rc);
     }
     op.on_device = true;
-    op.combiner = combiner;
+    op.combiner =
+        is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
     rc = comm.run(op, dev_in, dev_out);
     if (rc != COCONET_OK) {
         return rc;
@@ -192,7 +193,9 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
         out->set_host_dirty(true);
         return rc == 0 ? COCONET_OK : backend_error(comm, op, "copying its output to the host", rc);
     }
-    mark_on_device(out);
+    if (out->device) { // else empty: nothing written anywhere
+        mark_on_device(out);
+    }
     return COCONET_OK;
 }
 

@@ -17,6 +17,12 @@ struct coconet_comm;
 
 namespace coconet_rt {
 
+// Whether a collective of `kind` (reducing with `red` over `type`) moves its
+// data on the device among comm's ranks: they share one device (the
+// backend), the running program has one, and a reduction has its combiner.
+// Every rank decides alike: peers read each other's inputs as posted.
+bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type);
+
 // Runs `op`, a device stage (arguments checked, this rank a participant), on
 // comm: `out` has a device allocation and holds the result there on return.
 int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out);
