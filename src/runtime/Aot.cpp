@@ -1046,7 +1046,7 @@ private:
         // Among ranks sharing a device, chunks are produced and moved there.
         const halide_device_interface_t *device =
             coconet_rt::runs_on_device(*comm_, desc.kind, desc.op, dst->type) ? p_.device_interface
-                                                                             : nullptr;
+                                                                              : nullptr;
         if (device) {
             desc.device = 1;
             // The chunks write every element of both, there.
@@ -1105,7 +1105,6 @@ private:
         coconet_comm &comm;
         coconet_rt::BufferView view;
     };
-
 
     // Outputs return where the caller keeps them: a caller's buffer with a
     // device allocation gets the value on the device (left device-dirty,

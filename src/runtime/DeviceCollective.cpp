@@ -147,8 +147,7 @@ int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t 
 
 bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
     return comm.device_collectives() && comm.running && comm.running->device_interface &&
-           moves_on_device(kind) &&
-           (!is_reduction(kind) || find_combiner(comm.running, red, type));
+           moves_on_device(kind) && (!is_reduction(kind) || find_combiner(comm.running, red, type));
 }
 
 int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
@@ -182,8 +181,7 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
         return backend_error(comm, op, "placing its buffers on the device", rc);
     }
     op.on_device = true;
-    op.combiner =
-        is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
+    op.combiner = is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
     rc = comm.run(op, dev_in, dev_out);
     if (rc != COCONET_OK) {
         return rc;
