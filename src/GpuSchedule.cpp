@@ -240,10 +240,10 @@ std::string device_collectives_text(const Analysis &a, const SpmdPipeline &spmd)
         if (st.role != StepRole::Computed || f.kind != FuncKind::Collective) {
             continue;
         }
-        const std::string what = f.name + " (" + to_string(f.collective->kind);
-        if (st.overlapped_with) {
-            host.push_back(what + ", overlapped: the executor moves its chunks)");
-        } else if (const std::string why = why_not_on_device(f, a); why.empty()) {
+        // An overlapped one is the executor's chunk loop, on the device alike.
+        const std::string what = f.name + " (" + to_string(f.collective->kind) +
+                                 (st.overlapped_with ? ", overlapped" : "");
+        if (const std::string why = why_not_on_device(f, a); why.empty()) {
             device.push_back(what + ")");
         } else {
             host.push_back(what + ": " + why + ")");

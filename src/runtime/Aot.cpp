@@ -1043,10 +1043,12 @@ private:
         coconet_collective_desc desc = st.collective;
         halide_buffer_t *source = output_buffer(st.src);
         halide_buffer_t *dst = output_buffer(st.dst);
-        // Among ranks sharing a device, chunks are produced and moved there.
+        // Among ranks sharing a device, chunks are produced and moved there
+        // (the world's collectives, as the compiler's plan says).
         const halide_device_interface_t *device =
-            coconet_rt::runs_on_device(*comm_, desc.kind, desc.op, dst->type) ? p_.device_interface
-                                                                              : nullptr;
+            desc.nsplit == 1 && coconet_rt::runs_on_device(*comm_, desc.kind, desc.op, dst->type)
+                ? p_.device_interface
+                : nullptr;
         if (device) {
             desc.device = 1;
             // The chunks write every element of both, there.
