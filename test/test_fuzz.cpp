@@ -13,7 +13,9 @@
 //                            bits of the source tree's git commit, so that CI
 //                            tries new schedules on every commit;
 //   COCONET_FUZZ_FIRST       the first case (default 0);
-//   COCONET_FUZZ_ITERATIONS  how many (default 24).
+//   COCONET_FUZZ_ITERATIONS  how many (default 24);
+//   COCONET_FUZZ_DEVICE=all  every case on OpenCL (the draw is the same
+//                            otherwise), to try the device path at length.
 // scripts/fuzz_nightly.sh runs thousands.
 #include <algorithm>
 #include <cstdio>
@@ -189,7 +191,9 @@ Drawn draw(std::mt19937 &rng) {
     const bool ring = (fuse_a || fuse_b) && fuse.path == FusedPath::Ring;
     int ranks = pick(1, 8);
     // One case in eight on the OpenCL device, on ranks that all hold a slice.
-    const bool device = pick(0, 7) == 0;
+    const bool drawn_device = pick(0, 7) == 0;
+    const char *all = std::getenv("COCONET_FUZZ_DEVICE");
+    const bool device = drawn_device || (all && std::string(all) == "all");
     while (device && !(every_rank_has_a_block(n0, ranks) && every_rank_has_a_block(n1, ranks))) {
         ranks--;
     }

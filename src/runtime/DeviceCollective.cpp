@@ -197,8 +197,8 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
     return COCONET_OK;
 }
 
-int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out) {
-    const Box want = box_of(out);
+int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out,
+                             const Box &want) {
     int rc = 0;
     if (want.empty()) {
         return COCONET_OK;

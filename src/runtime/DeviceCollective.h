@@ -28,8 +28,10 @@ bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &
 int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out);
 
 // What compute_output does on the host, on the device: this rank's output
-// from op.peer_inputs, device buffers of out's device.
-int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out);
+// over `want` (within out's box) from op.peer_inputs, device buffers of out's
+// device.
+int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out,
+                             const Box &want);
 
 } // namespace coconet_rt
 

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "Comm.h"
+#include "Device.h"
 #include "DeviceCollective.h"
 #include "Env.h"
 #include "Errors.h"
@@ -114,12 +115,13 @@ struct ThreadsComm : coconet_comm {
             for (int q : members) {
                 op.peer_inputs[q] = posted[q].in;
             }
-            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 && !op.on_device &&
+            if (op.kind == COCONET_ALL_REDUCE && op.dims > 0 &&
                 all_outputs_full(op, members, posted)) {
                 rc = all_reduce_by_blocks(op, members, posted, out);
             } else if (op.dst.has(rank)) {
                 if (op.on_device) {
-                    rc = coconet_rt::compute_output_on_device(*this, op, out);
+                    rc = coconet_rt::compute_output_on_device(*this, op, out,
+                                                              coconet_rt::box_of(out));
                 } else {
                     coconet_rt::compute_output(op, rank, out);
                 }
@@ -308,11 +310,16 @@ struct ThreadsComm : coconet_comm {
     // block of the inputs into its own output, then copies the other blocks
     // from their owners' outputs. Every input element is read once instead of
     // once per rank, and the traffic is that of a reduce-scatter + all-gather.
+    // On a device alike, with device copies (a reduction that failed there
+    // is reported to the peers copying its block).
     int all_reduce_by_blocks(Op &op, const std::vector<int> &members,
                              const std::vector<Posted> &posted, halide_buffer_t *out) {
         const int bytes = out->type.bytes();
         const coconet_rt::Box mine = op.block(rank);
-        if (!mine.empty()) {
+        int reduced = COCONET_OK;
+        if (op.on_device) {
+            reduced = coconet_rt::compute_output_on_device(*this, op, out, mine);
+        } else if (!mine.empty()) {
             coconet_rt::BufferView view(out, mine);
             coconet_rt::compute_output(op, rank, &view.buf);
         }
@@ -321,17 +328,32 @@ struct ThreadsComm : coconet_comm {
                 world->comms[q]->count_bytes(op.kind, (uint64_t)mine.count() * bytes);
             }
         }
-        int rc = world->meet(*this, kCollective, kInside, members, Posted{},
-                             op.what() + " (reduced blocks)", nullptr);
-        if (rc != COCONET_OK) {
-            return rc;
+        Posted status;
+        status.status = reduced;
+        std::vector<Posted> blocks;
+        int rc = world->meet(*this, kCollective, kInside, members, status,
+                             op.what() + " (reduced blocks)", &blocks);
+        if (rc != COCONET_OK || reduced != COCONET_OK) {
+            return rc != COCONET_OK ? rc : reduced;
         }
         for (int q : members) {
             const coconet_rt::Box theirs = op.block(q);
-            if (q != rank && !theirs.empty()) {
-                coconet_rt::copy_box(posted[q].out, out, theirs);
-                world->comms[q]->count_bytes(op.kind, (uint64_t)theirs.count() * bytes);
+            if (q == rank || theirs.empty()) {
+                continue;
             }
+            if (blocks[q].status != COCONET_OK) {
+                return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, op.what()) +
+                                                     ": rank " + std::to_string(q) +
+                                                     " could not reduce its block");
+            }
+            if (!op.on_device) {
+                coconet_rt::copy_box(posted[q].out, out, theirs);
+            } else if (coconet_rt::device_copy_box(*this, posted[q].out, out, theirs) != 0) {
+                return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, op.what()) +
+                                                     ": copying rank " + std::to_string(q) +
+                                                     "'s block on the device failed");
+            }
+            world->comms[q]->count_bytes(op.kind, (uint64_t)theirs.count() * bytes);
         }
         return COCONET_OK;
     }
