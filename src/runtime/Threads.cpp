@@ -342,8 +342,8 @@ struct ThreadsComm : coconet_comm {
                 continue;
             }
             if (blocks[q].status != COCONET_OK) {
-                return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, op.what()) +
-                                                     ": rank " + std::to_string(q) +
+                return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, op.what()) + ": rank " +
+                                                     std::to_string(q) +
                                                      " could not reduce its block");
             }
             if (!op.on_device) {
