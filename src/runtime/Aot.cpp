@@ -1076,10 +1076,11 @@ private:
                 if (ch.slices == 0) {
                     in = std::make_unique<DeviceView>(
                         *this, source,
-                        own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j));
+                        own_part(ch, group, rank_, coconet_rt::box_of(source), dim, j), device);
                 }
                 DeviceView out(*this, dst,
-                               own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j));
+                               own_part(ch, group, rank_, coconet_rt::box_of(dst), dim, j),
+                               device);
                 desc.chunks = ch.chunks;
                 desc.chunk_index = j;
                 return coconet_collective_call(comm_, st.collective_name, &desc,
@@ -1091,12 +1092,13 @@ private:
         set_newest(dst, device != nullptr);
     }
 
-    // `box` of a value's buffer, sharing its device allocation when it has
-    // one (a device crop, released with the view).
+    // `box` of a value's buffer; with `device` (the chunks live there), a
+    // crop of its device allocation too, released with the view.
     struct DeviceView {
-        DeviceView(const Executor &e, halide_buffer_t *parent, const Box &box)
+        DeviceView(const Executor &e, halide_buffer_t *parent, const Box &box,
+                   const halide_device_interface_t *device)
             : comm(*e.comm_), view(parent, box) {
-            if (parent->device && !box.empty()) {
+            if (device && !box.empty()) {
                 e.device_check(coconet_rt::device_crop(comm, parent, &view.buf),
                                "cropping a chunk on the device");
                 view.buf.flags = 0;
