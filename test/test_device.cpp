@@ -207,10 +207,13 @@ std::vector<RankBuffers> run_resident(const JitProgram &jit, int r,
 // all on the device: a call whose caller keeps its data on the device copies
 // nothing between host and device, on every rank, and computes the reference.
 void check_resident(const Program &p, double tolerance,
-                    const coconet_test::InputMaker &make = make_inputs) {
+                    const coconet_test::InputMaker &make = make_inputs, int min_ranks = 1) {
     JitProgram jit(p, target);
     Reference reference(p);
     for (int r : ranks) {
+        if (r < min_ranks) {
+            continue;
+        }
         INFO(p.name() << " on " << r << " ranks");
         const auto inputs = make(p, r, 11 + r);
         std::vector<RankTraffic> traffic;
@@ -308,4 +311,69 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=host stages device collectives through hos
     for (const RankTraffic &t : traffic) {
         CHECK(t.bytes[COCONET_HOST_DEVICE] > 0);
     }
+}
+
+namespace {
+
+// An environment variable set for a scope.
+struct ScopedEnv {
+    ScopedEnv(const char *name, const char *value) : name(name) { setenv(name, value, 1); }
+    ~ScopedEnv() { unsetenv(name); }
+    const char *name;
+};
+
+} // namespace
+
+TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL does",
+          "[device][resident]") {
+    // The path the NCCL backend takes on CUDA buffers (LibraryCollective.h),
+    // with the threads backend's device collectives standing in for the
+    // library: every slice packed into a segment of the largest slice's size
+    // (7 elements on 2-4 ranks leave short last slices), slices along an
+    // inner dimension gathered from strided memory, chunks and pieces of
+    // overlapped calls, results unpacked, all on the device. With the
+    // threads' own device collectives off, a collective that did not take the
+    // library path would be staged through host memory, which check_resident
+    // counts.
+    ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
+        DFunc x = input("x", Halide::Float(32), {7, 5}, Local());
+        Program p("all_reduce");
+        p.output(all_reduce(x, op), Replicated());
+        check_resident(p, 0.0);
+    }
+    for (int dim : {0, 1}) {
+        INFO("sliced along dimension " << dim);
+        DFunc x = input("x", Halide::Float(32), {7, 7}, Local());
+        Program rs("reduce_scatter");
+        rs.output(reduce_scatter(x, dim, ReduceOp::Sum), Sliced(dim));
+        check_resident(rs, 0.0);
+        DFunc s = input("s", Halide::Int(32), {7, 7}, Sliced(dim));
+        Program ag("all_gather");
+        ag.output(all_gather(s), Replicated());
+        check_resident(ag, 0.0);
+    }
+    for (int root : {0, 1}) {
+        INFO("root " << root);
+        DFunc x = input("x", Halide::Int(32), {4, 3}, Local());
+        Program b("broadcast");
+        b.output(broadcast(x, root), Replicated());
+        check_resident(b, 0.0, make_inputs, root + 1);
+    }
+    apps::OptimizerConfig adam;
+    adam.gpu = true;
+    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
+    adam.schedule = apps::Schedule::Split;
+    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
+    apps::MlpConfig megatron;
+    megatron.gpu = true;
+    megatron.schedule = apps::Schedule::Split; // split along the hidden features: strided slices
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    megatron.split_dim = 1; // along the tokens, overlapped: pieces of every slice
+    megatron.overlap = 3;
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    apps::GemvConfig gemv;
+    gemv.gpu = true;
+    gemv.overlap = 3; // chunks of an all_reduce
+    check_resident(apps::gemv_all_reduce(gemv), 0.0);
 }

@@ -80,12 +80,16 @@ void set_box(halide_buffer_t *b, const Box &box) {
     }
 }
 
-uint8_t *element_address(const halide_buffer_t *b, const int64_t *x) {
+int64_t element_offset(const halide_buffer_t *b, const int64_t *x) {
     int64_t offset = 0;
     for (int d = 0; d < b->dimensions; d++) {
         offset += (x[d] - b->dim[d].min) * (int64_t)b->dim[d].stride;
     }
-    return b->host + offset * b->type.bytes();
+    return offset;
+}
+
+uint8_t *element_address(const halide_buffer_t *b, const int64_t *x) {
+    return b->host + element_offset(b, x) * b->type.bytes();
 }
 
 BufferView::BufferView(const halide_buffer_t *b, const Box &box) : buf(*b) {
@@ -136,7 +140,7 @@ bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset) {
             return false;
         }
     }
-    *offset = (element_address(b, box.min) - b->host) / b->type.bytes();
+    *offset = element_offset(b, box.min);
     return true;
 }
 

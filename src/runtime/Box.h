@@ -31,6 +31,9 @@ Box no_box(int dims);
 Box intersect(const Box &a, const Box &b);
 // Writes `box` into the buffer's dims (bounds-query answers).
 void set_box(halide_buffer_t *b, const Box &box);
+// Index of the element at global coordinates x from the buffer's first
+// (its mins), in elements.
+int64_t element_offset(const halide_buffer_t *b, const int64_t *x);
 // Address of the element at global coordinates x (which the buffer must hold).
 uint8_t *element_address(const halide_buffer_t *b, const int64_t *x);
 
@@ -48,7 +51,7 @@ bool is_dense(const halide_buffer_t *b);
 
 // Whether b holds `box` and its elements lie one after another in b's memory
 // in box order, b being dense: so that a message can read or write them
-// in place. *offset: the first one's index from b->host, in elements.
+// in place. *offset: the first one's index (element_offset); b needs no host.
 bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset);
 // Copies the elements of `box` from src to dst (both hold it).
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);

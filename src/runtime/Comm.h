@@ -10,6 +10,7 @@
 
 #include "Collective.h"
 #include "Fused.h"
+#include "LibraryCollective.h"
 #include "OverlapTuning.h"
 #include "coconet_aot.h"
 
@@ -53,6 +54,13 @@ struct coconet_comm {
     // where they are: ranks sharing one device (threads backend). Otherwise
     // the runtime stages them through host memory.
     virtual bool device_collectives() const { return false; }
+    // A collective library that moves buffers of device `iface` itself
+    // (NCCL on CUDA), or null: the runtime then stages device collectives
+    // through host memory (LibraryCollective.h).
+    virtual coconet_rt::DeviceLibrary *device_library(const halide_device_interface_t *iface) {
+        (void)iface;
+        return nullptr;
+    }
     // The path a fused call asking for `requested` takes on this backend.
     virtual coconet_fused_path fused_path(int requested) const = 0;
     // Runs a fused reduce-scatter on this rank (a group member, call checked).

@@ -7,6 +7,7 @@
 #define COCONET_RUNTIME_DEVICE_H
 
 #include "Box.h"
+#include "Pack.h"
 
 struct coconet_comm;
 
@@ -43,6 +44,35 @@ int device_copy_box(coconet_comm &comm, const halide_buffer_t *src, halide_buffe
 // Copies src into dst, the same box, where one of them has host memory only:
 // down from src's device, or up to dst's (counted).
 int copy_host_device(coconet_comm &comm, const halide_buffer_t *src, halide_buffer_t *dst);
+
+// A dense device buffer of `box` (no host memory), allocated by
+// device_malloc and freed with this object.
+struct DeviceTemp {
+    DeviceTemp(coconet_comm &comm, const Box &box, const halide_type_t &type)
+        : comm(comm), view(nullptr, box, type) {}
+    ~DeviceTemp() { device_free(comm, &view.buf); }
+    DeviceTemp(const DeviceTemp &) = delete;
+    DeviceTemp &operator=(const DeviceTemp &) = delete;
+    coconet_comm &comm;
+    DenseView view;
+};
+
+// The elements of a dense device buffer as one dimension [0, count), sharing
+// its allocation (what kernels over 1-D buffers and collective libraries take).
+struct Flat {
+    explicit Flat(const halide_buffer_t *b) : buf(*b) {
+        dim = halide_dimension_t{0, (int32_t)box_of(b).count(), 1, 0};
+        buf.dimensions = 1;
+        buf.dim = &dim;
+        buf.host = nullptr;
+        buf.flags = 0;
+        buf.set_device_dirty(true);
+    }
+    Flat(const Flat &) = delete;
+    Flat &operator=(const Flat &) = delete;
+    halide_dimension_t dim;
+    halide_buffer_t buf;
+};
 
 } // namespace coconet_rt
 

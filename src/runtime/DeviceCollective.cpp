@@ -12,17 +12,6 @@ namespace coconet_rt {
 
 namespace {
 
-const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
-                                          const halide_type_t &t) {
-    for (int i = 0; p && i < p->ncombiners; i++) {
-        const coconet_aot_combiner &c = p->combiners[i];
-        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
-            return &c;
-        }
-    }
-    return nullptr;
-}
-
 // Kinds whose device stage reads peers' device buffers where they are.
 bool moves_on_device(int kind) {
     return kind != COCONET_REDUCE && kind != COCONET_SEND_RECV;
@@ -34,29 +23,6 @@ int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int
                                               " failed (Halide error " + std::to_string(status) +
                                               (halide.empty() ? "" : ": " + halide) + ")");
 }
-
-// A dense device buffer of `box`, freed with it.
-struct DeviceTemp {
-    DeviceTemp(coconet_comm &comm, const Box &box, const halide_type_t &type)
-        : comm(comm), view(nullptr, box, type) {}
-    ~DeviceTemp() { device_free(comm, &view.buf); }
-    coconet_comm &comm;
-    DenseView view;
-};
-
-// The elements of a dense buffer as one dimension, sharing its allocation.
-struct Flat {
-    explicit Flat(const halide_buffer_t *b) : buf(*b) {
-        dim = halide_dimension_t{0, (int32_t)box_of(b).count(), 1, 0};
-        buf.dimensions = 1;
-        buf.dim = &dim;
-        buf.host = nullptr;
-        buf.flags = 0;
-        buf.set_device_dirty(true);
-    }
-    halide_dimension_t dim;
-    halide_buffer_t buf;
-};
 
 // acc = combiner(acc, next), element-wise on the device.
 int combine(coconet_comm &comm, const coconet_aot_combiner &c, halide_buffer_t *acc,
@@ -143,9 +109,32 @@ int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t 
     return COCONET_OK;
 }
 
+// The library comm's backend moves this collective with, if any.
+DeviceLibrary *library_for(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    if (!comm.running || !library_kind(kind)) {
+        return nullptr;
+    }
+    DeviceLibrary *lib = comm.device_library(comm.running->device_interface);
+    return lib && lib->supports(kind, red, type) ? lib : nullptr;
+}
+
 } // namespace
 
+const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
+                                          const halide_type_t &t) {
+    for (int i = 0; p && i < p->ncombiners; i++) {
+        const coconet_aot_combiner &c = p->combiners[i];
+        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
 bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    if (library_for(comm, kind, red, type)) {
+        return true;
+    }
     return comm.device_collectives() && comm.running && comm.running->device_interface &&
            moves_on_device(kind) && (!is_reduction(kind) || find_combiner(comm.running, red, type));
 }
@@ -180,9 +169,13 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
     if (rc != 0) {
         return backend_error(comm, op, "placing its buffers on the device", rc);
     }
-    op.on_device = true;
-    op.combiner = is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
-    rc = comm.run(op, dev_in, dev_out);
+    if (DeviceLibrary *lib = library_for(comm, op.kind, op.red, out->type)) {
+        rc = run_library_collective(comm, *lib, op, dev_in, dev_out);
+    } else {
+        op.on_device = true;
+        op.combiner = is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
+        rc = comm.run(op, dev_in, dev_out);
+    }
     if (rc != COCONET_OK) {
         return rc;
     }

@@ -4,7 +4,9 @@
 // gathers, all_to_alls and broadcasts are device copies, reductions
 // (all_reduce, reduce_scatter) fold the members'
 // inputs in rank order with the program's combiner kernel, and no byte
-// crosses between host and device. Other backends, or a reduction with no
+// crosses between host and device. A backend with a collective library that
+// moves device memory (NCCL) runs them through it (LibraryCollective.h),
+// also without a host copy. Other backends and kinds, or a reduction with no
 // combiner, are staged through host memory: the input comes down, the
 // backend's host collective runs, the result goes up (counted as
 // COCONET_HOST_DEVICE).
@@ -18,10 +20,16 @@ struct coconet_comm;
 namespace coconet_rt {
 
 // Whether a collective of `kind` (reducing with `red` over `type`) moves its
-// data on the device among comm's ranks: they share one device (the
-// backend), the running program has one, and a reduction has its combiner.
-// Every rank decides alike: peers read each other's inputs as posted.
+// data on the device: comm's backend has a collective library for the
+// running program's device that moves it, or comm's ranks share one device
+// (the backend), the running program has one, and a reduction has its
+// combiner. Every rank decides alike: peers read each other's inputs as
+// posted.
 bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type);
+
+// The program's combiner kernel for `op` over elements of type t, or null.
+const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
+                                          const halide_type_t &t);
 
 // Runs `op`, a device stage (arguments checked, this rank a participant), on
 // comm: `out` has a device allocation and holds the result there on return.

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "Comm.h"
 #include "Device.h"
@@ -56,6 +57,74 @@ enum Channel { kCollective, kBarrier };
 // free its input while peers still read it.
 enum Stage { kStart, kInside };
 using RendezvousKey = std::pair<Channel, std::vector<int>>;
+
+// COCONET_DEVICE_COLLECTIVES: how device stages of collectives move data
+// among ranks sharing the device.
+std::string device_collectives_mode() {
+    return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host", "library"});
+}
+
+// COCONET_DEVICE_COLLECTIVES=library: a collective library (as NCCL is to
+// CUDA) made of this backend's own device collectives on the library's 1-D
+// buffers, so that the library path (LibraryCollective.h) runs, and is
+// tested, on any device: the same segments, padding and copies as under NCCL.
+struct ThreadsLibrary : coconet_rt::DeviceLibrary {
+    explicit ThreadsLibrary(coconet_comm &comm) : comm(comm) {}
+
+    bool supports(int kind, int red, const halide_type_t &t) const override {
+        return !coconet_rt::is_reduction(kind) || coconet_rt::find_combiner(comm.running, red, t);
+    }
+    int all_reduce(const Op &stage, int red, const halide_buffer_t *send,
+                   halide_buffer_t *recv) override {
+        return call(stage, COCONET_ALL_REDUCE, red, 0, send, recv);
+    }
+    int broadcast(const Op &stage, int root, const halide_buffer_t *send,
+                  halide_buffer_t *recv) override {
+        return call(stage, COCONET_BROADCAST, COCONET_SUM, root, send, recv);
+    }
+    int reduce_scatter(const Op &stage, int red, const halide_buffer_t *send,
+                       halide_buffer_t *recv) override {
+        return call(stage, COCONET_REDUCE_SCATTER, red, 0, send, recv);
+    }
+    int all_gather(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) override {
+        return call(stage, COCONET_ALL_GATHER, COCONET_SUM, 0, send, recv);
+    }
+
+private:
+    // The library's call as a device collective of 1-D values: the segments
+    // of reduce_scatter and all_gather are the equal slices of the whole, so
+    // this rank's segment starts at rank * its count.
+    int call(const Op &stage, int kind, int red, int root, const halide_buffer_t *send,
+             halide_buffer_t *recv) {
+        const bool sliced = kind == COCONET_REDUCE_SCATTER || kind == COCONET_ALL_GATHER;
+        const int64_t whole = kind == COCONET_REDUCE_SCATTER ? send->dim[0].extent
+                                                             : recv->dim[0].extent;
+        coconet_collective_desc d;
+        coconet_collective_desc_init(&d, kind);
+        d.op = red;
+        d.root = root;
+        d.dim = sliced ? 0 : -1;
+        d.dims = 1;
+        d.extents[0] = (int32_t)whole;
+        Op op = coconet_rt::make_op(stage.name.c_str(), d, comm.size);
+        op.on_device = true;
+        op.combiner = coconet_rt::is_reduction(kind)
+                          ? coconet_rt::find_combiner(comm.running, red, send->type)
+                          : nullptr;
+        halide_buffer_t in = *send, out = *recv;
+        halide_dimension_t in_dim = send->dim[0], out_dim = recv->dim[0];
+        in.dim = &in_dim;
+        out.dim = &out_dim;
+        if (kind == COCONET_ALL_GATHER) {
+            in_dim.min = comm.rank * in_dim.extent;
+        } else if (kind == COCONET_REDUCE_SCATTER) {
+            out_dim.min = comm.rank * out_dim.extent;
+        }
+        return comm.run(op, &in, &out);
+    }
+
+    coconet_comm &comm;
+};
 
 } // namespace
 
@@ -142,9 +211,12 @@ struct ThreadsComm : coconet_comm {
     }
 
     // Ranks sharing a device read each other's device buffers, unless
-    // COCONET_DEVICE_COLLECTIVES=host stages them through host memory.
-    bool device_collectives() const override {
-        return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host"}) == "device";
+    // COCONET_DEVICE_COLLECTIVES=host stages them through host memory, or
+    // =library runs them through the library path (ThreadsLibrary).
+    bool device_collectives() const override { return device_collectives_mode() == "device"; }
+
+    coconet_rt::DeviceLibrary *device_library(const halide_device_interface_t *) override {
+        return device_collectives_mode() == "library" ? &library : nullptr;
     }
 
     // Peers' memory is ours: the direct path unless the ring is asked for,
@@ -359,6 +431,7 @@ struct ThreadsComm : coconet_comm {
     }
 
     coconet_threads_world *world;
+    ThreadsLibrary library{*this};
 };
 
 } // namespace

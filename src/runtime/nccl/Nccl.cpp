@@ -1,8 +1,10 @@
-// The NCCL backend (coconet_nccl.h). Data of a collective goes host ->
-// device scratch -> NCCL -> host, because extern stages of Halide pipelines
-// hand the runtime host buffers; the communicator's stream orders NCCL with
-// the Halide kernels of CUDA-target libraries, which the hooks below send to
-// the same stream.
+// The NCCL backend (coconet_nccl.h). A collective whose Halide stage runs on
+// the device (a CUDA-target library's world collectives) gives NCCL its
+// CUDA buffers where they are, through the library path
+// (LibraryCollective.h: this communicator is the DeviceLibrary); host stages
+// and fused passes go host -> device scratch -> NCCL -> host. The
+// communicator's stream orders NCCL with the Halide kernels and copies of
+// CUDA-target libraries, which the hooks below send to the same stream.
 #include "coconet_nccl.h"
 
 #include <cuda_runtime.h>
@@ -36,6 +38,7 @@
 #pragma weak halide_set_cuda_acquire_context
 #pragma weak halide_set_cuda_release_context
 #pragma weak halide_set_cuda_get_stream
+#pragma weak halide_cuda_device_interface
 
 namespace {
 
@@ -114,7 +117,7 @@ halide_cuda_acquire_context_t default_acquire = nullptr;
 halide_cuda_release_context_t default_release = nullptr;
 halide_cuda_get_stream_t default_get_stream = nullptr;
 
-struct NcclComm : coconet_comm {
+struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
     NcclComm(int rank, int size, double timeout, int device, ncclComm_t nccl,
              std::shared_ptr<Failure> failure)
         : coconet_comm(rank, size, timeout), device(device), nccl(nccl),
@@ -232,6 +235,49 @@ struct NcclComm : coconet_comm {
         case COCONET_ALL_GATHER: return all_gather(what, type, in, Slices(full, op.dim, size), out);
         default: return unsupported(what, "unknown collective kind " + std::to_string(op.kind));
         }
+    }
+
+    // Device stages on CUDA buffers go to NCCL where they are.
+    coconet_rt::DeviceLibrary *device_library(const halide_device_interface_t *iface) override {
+        return halide_cuda_device_interface && iface && iface == halide_cuda_device_interface()
+                   ? this
+                   : nullptr;
+    }
+
+    bool supports(int, int, const halide_type_t &t) const override {
+        ncclDataType_t type;
+        return nccl_type(t, &type);
+    }
+
+    int all_reduce(const coconet_rt::Op &stage, int red, const halide_buffer_t *send,
+                   halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            return ncclAllReduce(address(send), address(recv), count(recv), type, nccl_op(red),
+                                 nccl, stream);
+        });
+    }
+
+    int broadcast(const coconet_rt::Op &stage, int root, const halide_buffer_t *send,
+                  halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            return ncclBroadcast(address(send), address(recv), count(recv), type, root, nccl,
+                                 stream);
+        });
+    }
+
+    int reduce_scatter(const coconet_rt::Op &stage, int red, const halide_buffer_t *send,
+                       halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            return ncclReduceScatter(address(send), address(recv), count(recv), type,
+                                     nccl_op(red), nccl, stream);
+        });
+    }
+
+    int all_gather(const coconet_rt::Op &stage, const halide_buffer_t *send,
+                   halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            return ncclAllGather(address(send), address(recv), count(send), type, nccl, stream);
+        });
     }
 
     // Fused passes go the ring's way: NCCL reduces the others' inputs into
@@ -413,14 +459,53 @@ private:
         return COCONET_OK;
     }
 
-    // Host `send` -> device, `issue` on the stream, device -> host `recv`.
-    int device_call(const std::string &what, const void *send, size_t send_bytes, void *recv,
-                    size_t recv_bytes,
-                    const std::function<ncclResult_t(const void *, void *)> &issue) {
+    // A CUDA buffer's memory: Halide's CUDA device handle is the address
+    // (of a crop too: the parent's plus the offset).
+    static void *address(const halide_buffer_t *b) { return reinterpret_cast<void *>(b->device); }
+    static size_t count(const halide_buffer_t *flat) { return (size_t)flat->dim[0].extent; }
+
+    // Whether the communicator can take a call (else the failure recorded);
+    // selects its device for the CUDA calls that follow.
+    int ready(const std::string &what) {
         if (nccl_aborted || failure->failed) {
             return aborted(what);
         }
         cudaSetDevice(device);
+        return COCONET_OK;
+    }
+
+    // What NCCL answered on issuing an operation: an error aborts the
+    // communicator and is reported.
+    int issued(const std::string &what, ncclResult_t r) {
+        if (r == ncclSuccess || r == ncclInProgress) {
+            return COCONET_OK;
+        }
+        abort_nccl();
+        return fail(COCONET_ERR_BACKEND,
+                    coconet_rt::op_label(rank, what) + ": NCCL error: " + ncclGetErrorString(r));
+    }
+
+    // One operation of the library path on device buffers of `typed`'s
+    // element type, issued on the stream and waited for (bounded).
+    template<typename Issue>
+    int library_call(const coconet_rt::Op &stage, const halide_buffer_t *typed, Issue &&issue) {
+        const std::string what = stage.what();
+        ncclDataType_t type;
+        if (!nccl_type(typed->type, &type)) {
+            return unsupported(what, "NCCL has no element type " + coconet_rt::type_name(typed->type));
+        }
+        int rc = ready(what);
+        rc = rc != COCONET_OK ? rc : issued(what, issue(type));
+        return rc != COCONET_OK ? rc : wait(what);
+    }
+
+    // Host `send` -> device, `issue` on the stream, device -> host `recv`.
+    int device_call(const std::string &what, const void *send, size_t send_bytes, void *recv,
+                    size_t recv_bytes,
+                    const std::function<ncclResult_t(const void *, void *)> &issue) {
+        if (const int rc = ready(what); rc != COCONET_OK) {
+            return rc;
+        }
         if (scratch(send_dev, send_have, std::max<size_t>(send_bytes, 1)) != COCONET_OK ||
             scratch(recv_dev, recv_have, std::max<size_t>(recv_bytes, 1)) != COCONET_OK) {
             return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, what) + ": cudaMalloc of " +
@@ -430,11 +515,8 @@ private:
         if (send_bytes) {
             cudaMemcpyAsync(send_dev, send, send_bytes, cudaMemcpyHostToDevice, stream);
         }
-        const ncclResult_t r = issue(send_dev, recv_dev);
-        if (r != ncclSuccess && r != ncclInProgress) {
-            abort_nccl();
-            return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, what) +
-                                                 ": NCCL error: " + ncclGetErrorString(r));
+        if (const int rc = issued(what, issue(send_dev, recv_dev)); rc != COCONET_OK) {
+            return rc;
         }
         cudaMemcpyAsync(recv, recv_dev, recv_bytes, cudaMemcpyDeviceToHost, stream);
         return wait(what);

@@ -1,0 +1,55 @@
+// Device stages of collectives (coconet_collective_desc::device) run by a
+// collective library that moves device memory itself: NCCL on CUDA buffers.
+// Such a library takes dense 1-D device buffers with equal counts on every
+// rank, so the stage's boxes (slices, chunks of an overlapped call, pieces
+// of every slice) are packed into and unpacked from segments of that shape
+// by device copies where they do not already lie that way. No byte crosses
+// between host and device.
+#ifndef COCONET_RUNTIME_LIBRARY_COLLECTIVE_H
+#define COCONET_RUNTIME_LIBRARY_COLLECTIVE_H
+
+#include "Collective.h"
+
+struct coconet_comm;
+
+namespace coconet_rt {
+
+// A collective library's operations, called by every rank of the world at
+// the same point with buffers of one element type: dense, one dimension
+// [0, count), on the running program's device. all_reduce and broadcast
+// move `count` elements; reduce_scatter reduces R segments of
+// recv's count from `send` into the rank's `recv`; all_gather concatenates
+// every rank's `send` into R segments of `recv`, in rank order. `stage` is
+// the collective stage being run (its name, for messages). Each returns
+// COCONET_OK with the result ordered before the program's later device work
+// (or done), or a failure recorded on the communicator.
+struct DeviceLibrary {
+    virtual ~DeviceLibrary() = default;
+    // Whether the library moves (and, for a reduction, reduces with `red`)
+    // elements of type t.
+    virtual bool supports(int kind, int red, const halide_type_t &t) const = 0;
+    virtual int all_reduce(const Op &stage, int red, const halide_buffer_t *send,
+                           halide_buffer_t *recv) = 0;
+    // `send` is read on the root only.
+    virtual int broadcast(const Op &stage, int root, const halide_buffer_t *send,
+                          halide_buffer_t *recv) = 0;
+    virtual int reduce_scatter(const Op &stage, int red, const halide_buffer_t *send,
+                               halide_buffer_t *recv) = 0;
+    virtual int all_gather(const Op &stage, const halide_buffer_t *send,
+                           halide_buffer_t *recv) = 0;
+};
+
+// Whether a collective of `kind` is one a library moves: all_reduce,
+// reduce_scatter, all_gather and broadcast.
+bool library_kind(int kind);
+
+// Runs `op` (a world collective, this rank a participant, arguments checked)
+// through `lib`: `in` and `out` are device buffers of the running program's
+// device (`out` may have an empty box); `out` holds the result there on
+// return.
+int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
+                           const halide_buffer_t *in, halide_buffer_t *out);
+
+} // namespace coconet_rt
+
+#endif
