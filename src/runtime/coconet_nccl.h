@@ -5,10 +5,13 @@
 // and NCCL; link it only into programs meant for GPUs.
 //
 // Collectives cover the whole world (groups of world.split, all_to_all and
-// send are refused); their data goes through device memory of the
-// communicator. Fused passes take NCCL's reduce_scatter, the library's fused
-// kernel and NCCL's all_gather (the ring path's two sources: the others'
-// partial and the rank's own input). Other calls fail with a message that
+// send are refused). Those whose Halide stage runs on the GPU (a CUDA-target
+// library's all_reduce, reduce_scatter, all_gather and broadcast) go to NCCL
+// on their device buffers where they are; host stages go through device
+// scratch memory of the communicator. Fused passes take NCCL's
+// reduce_scatter, the library's fused kernel and NCCL's all_gather (the ring
+// path's two sources: the others' partial and the rank's own input), on host
+// memory staged through device scratch. Other calls fail with a message that
 // says what is not handled. Every wait is bounded by the communicator's
 // timeout: a stuck rank aborts its NCCL communicator and fails naming the
 // rank and the operation.
