@@ -10,6 +10,17 @@
 
 namespace coconet_rt {
 
+const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
+                                          const halide_type_t &t) {
+    for (int i = 0; p && i < p->ncombiners; i++) {
+        const coconet_aot_combiner &c = p->combiners[i];
+        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
 namespace {
 
 // Kinds whose device stage reads peers' device buffers where they are.
@@ -118,29 +129,24 @@ DeviceLibrary *library_for(coconet_comm &comm, int kind, int red, const halide_t
     return lib && lib->supports(kind, red, type) ? lib : nullptr;
 }
 
-} // namespace
-
-const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
-                                          const halide_type_t &t) {
-    for (int i = 0; p && i < p->ncombiners; i++) {
-        const coconet_aot_combiner &c = p->combiners[i];
-        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
-            return &c;
-        }
-    }
-    return nullptr;
-}
-
-bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
-    if (library_for(comm, kind, red, type)) {
-        return true;
-    }
+// Whether comm's ranks share the device and move this collective there
+// themselves.
+bool shares_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
     return comm.device_collectives() && comm.running && comm.running->device_interface &&
            moves_on_device(kind) && (!is_reduction(kind) || find_combiner(comm.running, red, type));
 }
 
+} // namespace
+
+bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    return library_for(comm, kind, red, type) || shares_device(comm, kind, red, type);
+}
+
 int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
-    if (!runs_on_device(comm, op.kind, op.red, out->type)) {
+    // A library runs the world's collectives; a group's goes the backend's way.
+    DeviceLibrary *lib =
+        op.src.size == comm.size ? library_for(comm, op.kind, op.red, out->type) : nullptr;
+    if (!lib && !shares_device(comm, op.kind, op.red, out->type)) {
         return run_staged(comm, op, in, out);
     }
     const halide_device_interface_t *iface = comm.running->device_interface;
@@ -169,11 +175,12 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
     if (rc != 0) {
         return backend_error(comm, op, "placing its buffers on the device", rc);
     }
-    if (DeviceLibrary *lib = library_for(comm, op.kind, op.red, out->type)) {
+    if (lib) {
         rc = run_library_collective(comm, *lib, op, dev_in, dev_out);
     } else {
         op.on_device = true;
-        op.combiner = is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
+        op.combiner =
+            is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
         rc = comm.run(op, dev_in, dev_out);
     }
     if (rc != COCONET_OK) {

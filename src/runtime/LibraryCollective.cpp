@@ -146,9 +146,9 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                            const halide_buffer_t *in, halide_buffer_t *out) {
     const int R = comm.size;
     if (op.src.size != R) {
-        return comm.fail(COCONET_ERR_INVALID, op_label(comm.rank, op.what()) +
-                                                  ": a collective library runs the whole world's "
-                                                  "collectives only, not a group's");
+        return comm.fail(COCONET_ERR_INTERNAL, op_label(comm.rank, op.what()) +
+                                                   ": a group's collective was given to the "
+                                                   "collective library, which runs the world's");
     }
     // The library's segments: the whole value (or chunk) for all_reduce and
     // broadcast, else every rank's slice in rank order, padded to the largest.

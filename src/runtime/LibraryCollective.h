@@ -35,15 +35,14 @@ struct DeviceLibrary {
                           halide_buffer_t *recv) = 0;
     virtual int reduce_scatter(const Op &stage, int red, const halide_buffer_t *send,
                                halide_buffer_t *recv) = 0;
-    virtual int all_gather(const Op &stage, const halide_buffer_t *send,
-                           halide_buffer_t *recv) = 0;
+    virtual int all_gather(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) = 0;
 };
 
 // Whether a collective of `kind` is one a library moves: all_reduce,
 // reduce_scatter, all_gather and broadcast.
 bool library_kind(int kind);
 
-// Runs `op` (a world collective, this rank a participant, arguments checked)
+// Runs `op` (a collective of the whole world, arguments checked)
 // through `lib`: `in` and `out` are device buffers of the running program's
 // device (`out` may have an empty box); `out` holds the result there on
 // return.

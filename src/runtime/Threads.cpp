@@ -97,8 +97,8 @@ private:
     int call(const Op &stage, int kind, int red, int root, const halide_buffer_t *send,
              halide_buffer_t *recv) {
         const bool sliced = kind == COCONET_REDUCE_SCATTER || kind == COCONET_ALL_GATHER;
-        const int64_t whole = kind == COCONET_REDUCE_SCATTER ? send->dim[0].extent
-                                                             : recv->dim[0].extent;
+        const int64_t whole =
+            kind == COCONET_REDUCE_SCATTER ? send->dim[0].extent : recv->dim[0].extent;
         coconet_collective_desc d;
         coconet_collective_desc_init(&d, kind);
         d.op = red;

@@ -268,8 +268,8 @@ struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
     int reduce_scatter(const coconet_rt::Op &stage, int red, const halide_buffer_t *send,
                        halide_buffer_t *recv) override {
         return library_call(stage, recv, [&](ncclDataType_t type) {
-            return ncclReduceScatter(address(send), address(recv), count(recv), type,
-                                     nccl_op(red), nccl, stream);
+            return ncclReduceScatter(address(send), address(recv), count(recv), type, nccl_op(red),
+                                     nccl, stream);
         });
     }
 
@@ -492,7 +492,8 @@ private:
         const std::string what = stage.what();
         ncclDataType_t type;
         if (!nccl_type(typed->type, &type)) {
-            return unsupported(what, "NCCL has no element type " + coconet_rt::type_name(typed->type));
+            return unsupported(what,
+                               "NCCL has no element type " + coconet_rt::type_name(typed->type));
         }
         int rc = ready(what);
         rc = rc != COCONET_OK ? rc : issued(what, issue(type));
