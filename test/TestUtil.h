@@ -4,6 +4,7 @@
 #define COCONET_TEST_UTIL_H
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 
 #include <catch2/catch.hpp>
@@ -74,6 +75,24 @@ std::string message_of(F &&f) {
     FAIL("expected an exception");
     return "";
 }
+
+// An environment variable set for a scope (unset after it, even when a
+// REQUIRE ends the test there); a null value leaves it alone.
+struct ScopedEnv {
+    ScopedEnv(const char *name, const char *value) : name(value ? name : nullptr) {
+        if (value) {
+            setenv(name, value, 1);
+        }
+    }
+    ~ScopedEnv() {
+        if (name) {
+            unsetenv(name);
+        }
+    }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+    const char *name;
+};
 
 // What a pass's data structures key Funcs by.
 inline const coconet::DFuncContents *contents(const coconet::DFunc &f) {

@@ -313,17 +313,6 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=host stages device collectives through hos
     }
 }
 
-namespace {
-
-// An environment variable set for a scope.
-struct ScopedEnv {
-    ScopedEnv(const char *name, const char *value) : name(name) { setenv(name, value, 1); }
-    ~ScopedEnv() { unsetenv(name); }
-    const char *name;
-};
-
-} // namespace
-
 TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL does",
           "[device][resident]") {
     // The path the NCCL backend takes on CUDA buffers (LibraryCollective.h),
@@ -335,7 +324,7 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL do
     // threads' own device collectives off, a collective that did not take the
     // library path would be staged through host memory, which check_resident
     // counts.
-    ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
+    coconet_test::ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
     for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
         DFunc x = input("x", Halide::Float(32), {7, 5}, Local());
         Program p("all_reduce");

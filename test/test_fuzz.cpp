@@ -4,7 +4,9 @@
 // pass and chunk counts and dimensions of the overlap, Halide
 // vector widths on the compute, the fused passes' direct and ring paths),
 // random shapes, sliced dimensions, ops and rank counts, and one case in eight
-// JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI) all equal
+// JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI; half of
+// those with the device collectives on the collective-library path NCCL
+// takes, COCONET_DEVICE_COLLECTIVES=library) all equal
 // the unscheduled reference: bit for bit, and within 1e-5 on the ring (which
 // adds up in a rotation of rank order).
 // Case k of seed s draws from its own generator, seeded with (s, k), so that
@@ -78,7 +80,8 @@ struct Drawn {
     int ranks;
     std::string description;
     double tolerance;
-    bool device; // JIT-compiled for OpenCL (PoCL in CI), else the host
+    bool device;  // JIT-compiled for OpenCL (PoCL in CI), else the host
+    bool library; // device collectives through the collective-library path
 };
 
 // Whether blocks of ceil(n / ranks) leave every rank a non-empty slice, as a
@@ -197,8 +200,10 @@ Drawn draw(std::mt19937 &rng) {
     while (device && !(every_rank_has_a_block(n0, ranks) && every_rank_has_a_block(n1, ranks))) {
         ranks--;
     }
-    desc << ", target " << (device ? "opencl" : "host");
-    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device};
+    const bool library = device && pick(0, 1) == 0;
+    desc << ", target " << (device ? "opencl" : "host")
+         << (library ? ", collectives through the library path" : "");
+    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device, library};
 }
 
 } // namespace
@@ -221,6 +226,8 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         const Halide::Target target =
             d.device ? Halide::get_host_target().with_feature(Halide::Target::OpenCL)
                      : jit_target();
+        coconet_test::ScopedEnv collectives("COCONET_DEVICE_COLLECTIVES",
+                                            d.library ? "library" : nullptr);
         auto outputs = JitProgram(d.program, target).run_threads(d.ranks, inputs, 5.0);
         auto expected = Reference(d.program).run(d.ranks, inputs);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
