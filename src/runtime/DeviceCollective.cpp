@@ -10,6 +10,13 @@
 
 namespace coconet_rt {
 
+int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status) {
+    const std::string halide = comm.last_error;
+    return comm.fail(COCONET_ERR_BACKEND, op_label(comm.rank, op.what()) + ": " + what +
+                                              " failed (Halide error " + std::to_string(status) +
+                                              (halide.empty() ? "" : ": " + halide) + ")");
+}
+
 const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
                                           const halide_type_t &t) {
     for (int i = 0; p && i < p->ncombiners; i++) {
@@ -26,13 +33,6 @@ namespace {
 // Kinds whose device stage reads peers' device buffers where they are.
 bool moves_on_device(int kind) {
     return kind != COCONET_REDUCE && kind != COCONET_SEND_RECV;
-}
-
-int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status) {
-    const std::string halide = comm.last_error;
-    return comm.fail(COCONET_ERR_BACKEND, op_label(comm.rank, op.what()) + ": " + what +
-                                              " failed (Halide error " + std::to_string(status) +
-                                              (halide.empty() ? "" : ": " + halide) + ")");
 }
 
 // acc = combiner(acc, next), element-wise on the device.

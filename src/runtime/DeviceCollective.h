@@ -13,6 +13,8 @@
 #ifndef COCONET_RUNTIME_DEVICE_COLLECTIVE_H
 #define COCONET_RUNTIME_DEVICE_COLLECTIVE_H
 
+#include <string>
+
 #include "Collective.h"
 
 struct coconet_comm;
@@ -26,6 +28,11 @@ namespace coconet_rt {
 // combiner. Every rank decides alike: peers read each other's inputs as
 // posted.
 bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type);
+
+// Fails `op` on comm (COCONET_ERR_BACKEND) because a device operation,
+// `what` ("copying its input from the device"), returned Halide error
+// `status`; the message carries the Halide runtime's own text, if any.
+int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status);
 
 // The program's combiner kernel for `op` over elements of type t, or null.
 const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,

@@ -6,6 +6,7 @@
 
 #include "Comm.h"
 #include "Device.h"
+#include "DeviceCollective.h"
 #include "Errors.h"
 
 namespace coconet_rt {
@@ -129,12 +130,6 @@ int64_t largest(const std::vector<Box> &boxes) {
     return n;
 }
 
-int device_error(coconet_comm &comm, const Op &op, const char *doing, int status) {
-    return comm.fail(COCONET_ERR_BACKEND, op_label(comm.rank, op.what()) + ": " + doing +
-                                              " failed (Halide error " + std::to_string(status) +
-                                              ")");
-}
-
 } // namespace
 
 bool library_kind(int kind) {
@@ -182,12 +177,12 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
             rc = send->pack(in);
         }
         if (rc != 0) {
-            return device_error(comm, op, "placing its input for the collective library", rc);
+            return backend_error(comm, op, "placing its input for the collective library", rc);
         }
     }
     Segments recv(comm, out, received, segment);
     if (recv.rc != 0) {
-        return device_error(comm, op, "placing its output for the collective library", recv.rc);
+        return backend_error(comm, op, "placing its output for the collective library", recv.rc);
     }
     const halide_buffer_t *from = send ? send->flat() : recv.flat();
     int rc = COCONET_OK;
@@ -203,7 +198,7 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
     if (recv.copied()) {
         const int copied = recv.unpack(out);
         if (copied != 0) {
-            return device_error(comm, op, "copying the collective library's result", copied);
+            return backend_error(comm, op, "copying the collective library's result", copied);
         }
     }
     return COCONET_OK;
