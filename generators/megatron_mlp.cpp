@@ -15,12 +15,15 @@ class MegatronMlp : public Generator {
 public:
     MlpParams mlp;
     GeneratorParam<int> overlap{"overlap", 4, "chunks of the overlapped MatMul (0: none)"};
+    GeneratorParam<bool> hand_schedule{
+        "hand_schedule", true, "the MatMuls' register tiles (false: left to an autoscheduler)"};
     ScheduleParams sched;
 
     void generate() override {
         apps::MlpConfig c = mlp.config();
         sched.apply(c);
         c.overlap = overlap;
+        c.hand_schedule = hand_schedule;
         c.gpu = target().has_gpu_feature();
         set_program(apps::megatron_mlp(c));
     }

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "Error.h"
 #include "Partition.h"
@@ -36,6 +37,186 @@ std::vector<std::string> user_scheduled(const std::map<std::string, Function> &e
     return names;
 }
 
+// The collective an extern stage of a segment runs (the stage has the
+// collective's name).
+const DFuncContents &collective_named(const std::string &name, const Analysis &a) {
+    const DFuncContents *found = nullptr;
+    for (const auto &[c, info] : a.info) {
+        if (c->collective && c->name == name) {
+            coconet_user_assert(!found)
+                << "the autoscheduler needs the size of collective " << name
+                << ", and more than one collective of the program has that name; give them "
+                   "distinct names";
+            found = c;
+        }
+    }
+    coconet_internal_assert(found) << "no collective named " << name;
+    return *found;
+}
+
+// Rank 0 of `ranks` in place of the rank and size a segment reads at run
+// time: the autoschedulers want constant bounds (Li2018) and an estimate for
+// every parameter, which the user_context handle cannot take (Adams2019).
+// A reduction domain (shared with the segment) is replaced, not changed.
+class AsRankZero : public Halide::Internal::IRMutator {
+public:
+    explicit AsRankZero(int ranks) : ranks(ranks) {}
+
+private:
+    using IRMutator::visit;
+    using Domain = Halide::Internal::ReductionDomain;
+    const int ranks;
+    std::map<Domain, Domain, Domain::Compare> replaced;
+
+    Halide::Expr visit(const Halide::Internal::Call *op) override {
+        if (op->name == "coconet_rank") {
+            return 0;
+        }
+        if (op->name == "coconet_size") {
+            return ranks;
+        }
+        return IRMutator::visit(op);
+    }
+
+    Halide::Expr visit(const Halide::Internal::Variable *op) override {
+        if (!op->reduction_domain.defined()) {
+            return op;
+        }
+        return Halide::Internal::Variable::make(op->type, op->name,
+                                                replacement(op->reduction_domain));
+    }
+
+    Domain replacement(const Domain &d) {
+        auto it = replaced.find(d);
+        if (it != replaced.end()) {
+            return it->second;
+        }
+        std::vector<Halide::Internal::ReductionVariable> vars = d.domain();
+        for (Halide::Internal::ReductionVariable &v : vars) {
+            v.min = mutate(v.min);
+            v.extent = mutate(v.extent);
+        }
+        Domain r(vars);
+        replaced.emplace(d, r);
+        if (d.predicate().defined()) {
+            r.set_predicate(mutate(d.predicate())); // its RVars now name r
+        }
+        return r;
+    }
+};
+
+// The stand-in pipeline the autoscheduler sees for a segment: Halide's
+// autoschedulers refuse or crash on extern stages (the collectives; see
+// AutoSchedule.h), so it is a deep copy of the segment in which each
+// collective is a Func reading an input of its shape, and whose outputs are
+// the segment's plus the Funcs the collectives read (which stay at root: a
+// collective takes its whole input). Its Funcs keep the segment's names, so
+// their schedules carry back by name.
+struct StandIn {
+    Halide::Pipeline pipeline;
+    std::map<std::string, Function> env;      // the copies, by name
+    std::set<std::string> root;               // the Funcs collectives read
+    std::vector<Halide::ImageParam> received; // a collective's result, as an input
+};
+
+StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &env,
+                 const Analysis &a, int ranks) {
+    std::vector<Function> outputs;
+    for (const Halide::Func &f : h.pipeline.outputs()) {
+        outputs.push_back(f.function());
+    }
+    StandIn s;
+    std::vector<Function> copies;
+    std::tie(copies, s.env) = Halide::Internal::deep_copy(outputs, env);
+    std::map<std::string, Halide::Region> root_estimates;
+    std::map<Halide::Internal::FunctionPtr, Halide::Internal::FunctionPtr> received;
+    for (auto &[name, fn] : s.env) {
+        if (!fn.has_extern_definition()) {
+            // lower_spmd computes every distributed Func at root; the
+            // autoschedulers want to place them (and refuse Funcs placed).
+            fn.schedule().compute_level() = Halide::LoopLevel::inlined();
+            fn.schedule().store_level() = Halide::LoopLevel::inlined();
+            continue;
+        }
+        const DFuncContents &c = collective_named(plain_name(name), a);
+        Halide::ImageParam in(fn.output_types()[0], fn.dimensions(), name + "_received");
+        in.set_estimates(estimate(&c, a, ranks));
+        std::vector<Halide::Var> args;
+        for (const std::string &v : fn.args()) {
+            args.emplace_back(v);
+        }
+        Halide::Func arrived(name + "_arrived");
+        arrived(args) = in(args);
+        received[fn.get_contents()] = arrived.function().get_contents();
+        s.received.push_back(in);
+        for (const Halide::ExternFuncArgument &arg : fn.extern_arguments()) {
+            if (arg.is_func()) {
+                const std::string read = Function(arg.func).name();
+                s.root.insert(read);
+                root_estimates[read] = estimate(c.collective->source.get(), a, ranks);
+            }
+        }
+    }
+    std::vector<Halide::Func> stand_in_outputs;
+    std::set<std::string> listed;
+    auto add_output = [&](Function fn, const Halide::Region &estimates) {
+        if (listed.insert(fn.name()).second) {
+            Halide::Func out(fn);
+            out.set_estimates(estimates);
+            stand_in_outputs.push_back(out);
+        }
+    };
+    AsRankZero rank_zero(ranks);
+    for (auto &[name, fn] : s.env) {
+        fn.substitute_calls(received);
+        fn.mutate(&rank_zero);
+    }
+    for (size_t i = 0; i < copies.size(); i++) {
+        auto it = received.find(copies[i].get_contents());
+        add_output(it == received.end() ? copies[i] : Function(it->second),
+                   estimate(h.outputs[i], a, ranks));
+    }
+    for (const std::string &name : s.root) {
+        add_output(s.env.at(name), root_estimates.at(name));
+    }
+    s.pipeline = Halide::Pipeline(stand_in_outputs);
+    return s;
+}
+
+// The stand-in's directives for a stage onto the segment's (whose reduction
+// variables keep their rank-dependent bounds), with every loop split with a
+// tail that cannot step outside its box: a rank holds exactly its slice of
+// an input, so RoundUp (or ShiftInwards past a small extent), which the
+// autoschedulers pick for the estimates' sizes, would read past it.
+void carry_stage(const Halide::Internal::Definition &from, Halide::Internal::Definition to) {
+    copy_stage_schedule(from, to);
+    for (Halide::Internal::Split &split : to.schedule().splits()) {
+        if (split.split_type == Halide::Internal::Split::SplitVar) {
+            split.tail = Halide::TailStrategy::GuardWithIf;
+        }
+    }
+}
+
+// Carries the stand-in's schedules back to the segment's Funcs, but the
+// collectives', and the Funcs they read stay at root.
+void carry_back(const StandIn &s, std::map<std::string, Function> &env) {
+    for (auto &[name, fn] : env) {
+        if (fn.has_extern_definition()) {
+            continue;
+        }
+        const Function &scheduled = s.env.at(name);
+        fn.schedule() = scheduled.schedule();
+        carry_stage(scheduled.definition(), fn.definition());
+        for (size_t i = 0; i < fn.updates().size(); i++) {
+            carry_stage(scheduled.update(i), fn.update(i));
+        }
+        if (s.root.count(name)) {
+            fn.schedule().compute_level() = Halide::LoopLevel::root();
+            fn.schedule().store_level() = Halide::LoopLevel::root();
+        }
+    }
+}
+
 } // namespace
 
 std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
@@ -46,46 +227,26 @@ std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
     if (!kept.empty()) {
         return "kept the user's schedule (" + join(kept) + " scheduled by hand)";
     }
-    // lower_spmd computes every distributed Func at root; the autoschedulers
-    // want to place them (and refuse Funcs already placed), so all start
-    // unplaced but the extern stages (the collectives) and the Funcs they
-    // read, which stay at root.
-    std::set<std::string> root;
-    for (const auto &[name, fn] : env) {
-        if (fn.has_extern_definition()) {
-            root.insert(name);
-            for (const Halide::ExternFuncArgument &arg : fn.extern_arguments()) {
-                if (arg.is_func()) {
-                    root.insert(Function(arg.func).name());
-                }
-            }
-        }
-    }
-    for (auto &[name, fn] : env) {
-        if (!root.count(name)) {
-            fn.schedule().compute_level() = Halide::LoopLevel::inlined();
-            fn.schedule().store_level() = Halide::LoopLevel::inlined();
-        }
-    }
     for (size_t i = 0; i < h.params.size(); i++) {
         Halide::ImageParam p = h.params[i];
         p.set_estimates(estimate(h.param_values[i], a, ranks));
     }
-    std::vector<Halide::Func> outputs = h.pipeline.outputs();
-    for (size_t i = 0; i < outputs.size(); i++) {
-        outputs[i].set_estimates(estimate(h.outputs[i], a, ranks));
-    }
+    StandIn s = stand_in(h, env, a, ranks);
     Halide::AutoschedulerParams params(name);
     params.extra["parallelism"] = "1"; // one thread per rank
     try {
-        h.pipeline.apply_autoscheduler(target, params);
+        s.pipeline.apply_autoscheduler(target, params);
     } catch (const Halide::Error &e) {
         coconet_user_assert(false)
             << "autoscheduler " << name << " failed on a segment computing "
-            << plain_name(outputs.front().name()) << ": " << e.what()
-            << " (Mullapudi2016 schedules segments without collectives; see AutoSchedule.h)";
+            << plain_name(h.pipeline.outputs().front().name()) << ": " << e.what();
     }
-    return "scheduled by " + name;
+    carry_back(s, env);
+    return "scheduled by " + name +
+           (s.received.empty()
+                ? ""
+                : " (around its " + std::to_string(s.received.size()) + " collective" +
+                      (s.received.size() > 1 ? "s" : "") + ", whose inputs stay at root)");
 }
 
 } // namespace coconet

@@ -4,14 +4,21 @@
 // given to Pipeline::apply_autoscheduler with estimates from rank 0's boxes;
 // a segment where any Func carries the user's Halide directives (or
 // accumulate_in_registers) keeps them, and the plan says which and why.
-// What Halide 21's autoschedulers take here, measured: Mullapudi2016
-// schedules segments without a collective. Segments with one (an extern
-// stage, whose input Funcs stay at root) are refused by Adams2019 ("no
-// plausible site" for a Func only an extern stage reads) and Mullapudi2016
-// (a Func already at root), and crash Li2018 inside Halide; Adams2019 also
-// wants an estimate for the user_context handle, which Halide cannot take,
-// and Li2018 constant extents, which rank slices are not. A refusal is a
-// user error naming the segment and the autoscheduler.
+// Halide 21's autoschedulers do not take a segment as lower_spmd leaves it:
+// measured, Adams2019 finds "no plausible site" for a Func only an extern
+// stage (a collective) reads and wants an estimate for the user_context
+// handle, Mullapudi2016 refuses the Funcs the stage keeps at root, and Li2018
+// crashes, or wants constant bounds where a slice's depend on the rank. So
+// each is given a stand-in: a deep copy of the segment in which a
+// collective's result is an input of its shape, the Funcs a collective reads
+// are outputs (at root: it takes them whole), and the rank and size are rank
+// 0's of the estimate. The stand-in's directives carry back to the segment's
+// Funcs by name; reduction bounds stay the segment's, and every split's tail
+// becomes GuardWithIf, since a rank holds exactly its slice of an input. A
+// refusal is a user error naming the segment and the autoscheduler.
+// Adams2019 and Mullapudi2016 keep reductions in order (results stay
+// bit-identical); Li2018 may vectorize one with atomic(), reordering a sum,
+// and ignores `parallelism` (its loops may be parallel within a rank).
 #ifndef COCONET_AUTO_SCHEDULE_H
 #define COCONET_AUTO_SCHEDULE_H
 

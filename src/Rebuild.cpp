@@ -83,8 +83,8 @@ private:
     std::vector<std::pair<ReductionDomain, ReductionDomain>> domains;
 };
 
-// Halide's own directives on the user's Func (split, vectorize, parallel, ...)
-// carry over; the loop bounds of reduction variables stay the rebuilt ones.
+} // namespace
+
 void copy_stage_schedule(const Definition &from, Definition &to) {
     if (!from.schedule().touched()) {
         return;
@@ -93,8 +93,6 @@ void copy_stage_schedule(const Definition &from, Definition &to) {
     s.rvars() = to.schedule().rvars();
     to.schedule() = s;
 }
-
-} // namespace
 
 Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
                              Expr rank, Expr world_size, const std::string &name) {

@@ -26,6 +26,11 @@ Halide::Func rebuild_compute(const DFuncContents &f, const FuncInfo &info, const
 // pass, the autoscheduler) leave those alone or refuse.
 bool has_stage_directives(const Halide::Internal::Function &fn);
 
+// Halide's directives of `from`'s stage (split, vectorize, parallel, ...)
+// onto `to`'s; the loop bounds of to's reduction variables stay its own.
+void copy_stage_schedule(const Halide::Internal::Definition &from,
+                         Halide::Internal::Definition &to);
+
 // Every Function a pipeline computes, by Halide's unique name, and that name
 // without Halide's uniquifier (partial$1 -> partial), for those passes.
 std::map<std::string, Halide::Internal::Function> pipeline_functions(const Halide::Pipeline &p);
