@@ -129,9 +129,9 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
     // Window memory must never cost fused traffic: the caller's buffers
     // there save the copies of passes over them, the executor's values there
-    // (the default) those of passes over values computed inside the program. Overlapped steps keep the
-    // schedule's tile count for this (COCONET_OVERLAP_TUNING=off), or the
-    // two calls would differ in it.
+    // (the default) those of passes over values computed inside the program. Overlapped steps keep
+    // the schedule's tile count for this (COCONET_OVERLAP_TUNING=off), or the two calls would
+    // differ in it.
     std::string traffic;
     bool saved = true;
     if (o.window && comm && size > 1 && has_fused_pass(p)) {
@@ -247,12 +247,10 @@ int main(int argc, char **argv) {
                 std::printf("[SKIP] %-24s %d ranks: needs at least %d\n", p->name, size, min_ranks);
                 continue;
             }
-            const bool moves_all_to_all = std::strstr(p->generator, "all_to_all") != nullptr;
-            if (o.nccl && (min_ranks > 1 || moves_all_to_all || size > coconet_gpu_count())) {
+            if (o.nccl && (min_ranks > 1 || size > coconet_gpu_count())) {
                 std::printf("[SKIP] %-24s %d ranks: %s\n", p->name, size,
-                            min_ranks > 1      ? "process groups are not on the NCCL backend yet"
-                            : moves_all_to_all ? "all_to_all is not on the NCCL backend yet"
-                                               : "more ranks than GPUs");
+                            min_ranks > 1 ? "process groups are not on the NCCL backend yet"
+                                          : "more ranks than GPUs");
                 continue;
             }
             runs++;

@@ -320,7 +320,8 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL do
     // library: every slice packed into a segment of the largest slice's size
     // (7 elements on 2-4 ranks leave short last slices), slices along an
     // inner dimension gathered from strided memory, chunks and pieces of
-    // overlapped calls, results unpacked, all on the device. With the
+    // overlapped calls, all_to_all's pieces between every pair of ranks,
+    // results unpacked, all on the device. With the
     // threads' own device collectives off, a collective that did not take the
     // library path would be staged through host memory, which check_resident
     // counts.
@@ -341,6 +342,11 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL do
         Program ag("all_gather");
         ag.output(all_gather(s), Replicated());
         check_resident(ag, 0.0);
+        // Pieces of unequal size between every pair of ranks (some empty).
+        DFunc t = input("t", Halide::Float(32), {7, 7}, Sliced(dim));
+        Program a2a("all_to_all");
+        a2a.output(all_to_all(t, 1 - dim, dim), Sliced(1 - dim));
+        check_resident(a2a, 0.0);
     }
     for (int root : {0, 1}) {
         INFO("root " << root);
@@ -365,4 +371,9 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL do
     gemv.gpu = true;
     gemv.overlap = 3; // chunks of an all_reduce
     check_resident(apps::gemv_all_reduce(gemv), 0.0);
+    apps::EmbeddingConfig embedding;
+    embedding.gpu = true;
+    embedding.tile = 7;
+    embedding.overlap = 3; // chunks of an all_to_all
+    check_resident(apps::embedding_all_to_all(embedding), 0.0);
 }

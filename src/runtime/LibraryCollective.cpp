@@ -130,11 +130,53 @@ int64_t largest(const std::vector<Box> &boxes) {
     return n;
 }
 
+// What a rank sends and receives through the library, as boxes of the
+// value, one per segment, and the segments' common size (the largest box any
+// rank sends, so every rank computes the same).
+struct Exchange {
+    std::vector<Box> sent, received;
+    int64_t segment = 0;
+};
+
+Exchange exchange(const Op &op, int rank, int R) {
+    Exchange x;
+    if (op.kind == COCONET_ALL_TO_ALL) {
+        // Sent segment q: the part of rank q's output this rank's input
+        // holds; received segment q: the part of this rank's output rank q's
+        // input holds.
+        for (int q = 0; q < R; q++) {
+            x.sent.push_back(intersect(op.output_limit(q), op.input_box(rank)));
+            x.received.push_back(intersect(op.output_limit(rank), op.input_box(q)));
+            for (int p = 0; p < R; p++) {
+                x.segment =
+                    std::max(x.segment, intersect(op.output_limit(p), op.input_box(q)).count());
+            }
+        }
+        return x;
+    }
+    // The whole value (or chunk) for all_reduce and broadcast, else every
+    // rank's slice in rank order.
+    std::vector<Box> parts;
+    if (op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_BROADCAST) {
+        parts = {op.output_limit(rank)};
+    } else {
+        for (int q = 0; q < R; q++) {
+            parts.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q)
+                                                              : op.input_box(q));
+        }
+    }
+    const Box mine = parts[parts.size() == 1 ? 0 : rank];
+    x.segment = largest(parts);
+    x.sent = op.kind == COCONET_ALL_GATHER ? std::vector<Box>{mine} : parts;
+    x.received = op.kind == COCONET_REDUCE_SCATTER ? std::vector<Box>{mine} : parts;
+    return x;
+}
+
 } // namespace
 
 bool library_kind(int kind) {
     return kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER ||
-           kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST;
+           kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST || kind == COCONET_ALL_TO_ALL;
 }
 
 int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
@@ -145,28 +187,12 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                                                    ": a group's collective was given to the "
                                                    "collective library, which runs the world's");
     }
-    // The library's segments: the whole value (or chunk) for all_reduce and
-    // broadcast, else every rank's slice in rank order, padded to the largest.
-    std::vector<Box> parts;
-    Box mine; // the part of the result this rank receives
-    if (op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_BROADCAST) {
-        parts = {op.output_limit(comm.rank)};
-        mine = parts[0];
-    } else {
-        for (int q = 0; q < R; q++) {
-            parts.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q)
-                                                              : op.input_box(q));
-        }
-        mine = parts[comm.rank];
-    }
-    const int64_t segment = largest(parts);
+    const Exchange x = exchange(op, comm.rank, R);
+    const int64_t segment = x.segment;
     if (segment == 0) {
         return COCONET_OK; // every rank sees the same: nobody calls the library
     }
-    const bool sends_whole = op.kind != COCONET_ALL_GATHER;
-    const std::vector<Box> sent = sends_whole ? parts : std::vector<Box>{mine};
-    const std::vector<Box> received =
-        op.kind == COCONET_REDUCE_SCATTER ? std::vector<Box>{mine} : parts;
+    const std::vector<Box> &sent = x.sent, &received = x.received;
     // A broadcast's other ranks send nothing: the library reads the root's.
     const bool sends = op.kind != COCONET_BROADCAST || comm.rank == op.src.first + op.root;
     std::unique_ptr<Segments> send;
@@ -190,7 +216,8 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
     case COCONET_ALL_REDUCE: rc = lib.all_reduce(op, op.red, from, recv.flat()); break;
     case COCONET_BROADCAST: rc = lib.broadcast(op, op.root, from, recv.flat()); break;
     case COCONET_REDUCE_SCATTER: rc = lib.reduce_scatter(op, op.red, from, recv.flat()); break;
-    default: rc = lib.all_gather(op, from, recv.flat()); break;
+    case COCONET_ALL_GATHER: rc = lib.all_gather(op, from, recv.flat()); break;
+    default: rc = lib.all_to_all(op, from, recv.flat()); break;
     }
     if (rc != COCONET_OK) {
         return rc;

@@ -19,7 +19,9 @@ namespace coconet_rt {
 // [0, count), on the running program's device. all_reduce and broadcast
 // move `count` elements; reduce_scatter reduces R segments of
 // recv's count from `send` into the rank's `recv`; all_gather concatenates
-// every rank's `send` into R segments of `recv`, in rank order. `stage` is
+// every rank's `send` into R segments of `recv`, in rank order; all_to_all
+// sends segment q of `send` (R of recv's count) to rank q, which receives it
+// as segment (this rank) of its `recv`. `stage` is
 // the collective stage being run (its name, for messages). Each returns
 // COCONET_OK with the result ordered before the program's later device work
 // (or done), or a failure recorded on the communicator.
@@ -36,10 +38,11 @@ struct DeviceLibrary {
     virtual int reduce_scatter(const Op &stage, int red, const halide_buffer_t *send,
                                halide_buffer_t *recv) = 0;
     virtual int all_gather(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) = 0;
+    virtual int all_to_all(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) = 0;
 };
 
 // Whether a collective of `kind` is one a library moves: all_reduce,
-// reduce_scatter, all_gather and broadcast.
+// reduce_scatter, all_gather, broadcast and all_to_all.
 bool library_kind(int kind);
 
 // Runs `op` (a collective of the whole world, arguments checked)

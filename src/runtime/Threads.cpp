@@ -89,6 +89,31 @@ struct ThreadsLibrary : coconet_rt::DeviceLibrary {
     int all_gather(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) override {
         return call(stage, COCONET_ALL_GATHER, COCONET_SUM, 0, send, recv);
     }
+    // As the runtime's all_to_all of a value X(element, to, from) of R x R
+    // segments: rank r's send is X(:, :, r) (sliced along `from`), rank p's
+    // recv is X(:, p, :) (sliced along `to`).
+    int all_to_all(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) override {
+        const int32_t segment = recv->dim[0].extent / comm.size, R = comm.size;
+        coconet_collective_desc d;
+        coconet_collective_desc_init(&d, COCONET_ALL_TO_ALL);
+        d.dim = 1;
+        d.concat_dim = 2;
+        d.dims = 3;
+        d.extents[0] = segment;
+        d.extents[1] = R;
+        d.extents[2] = R;
+        Op op = coconet_rt::make_op(stage.name.c_str(), d, comm.size);
+        op.on_device = true;
+        halide_buffer_t in = *send, out = *recv;
+        halide_dimension_t in_dims[3] = {
+            {0, segment, 1, 0}, {0, R, segment, 0}, {comm.rank, 1, segment * R, 0}};
+        halide_dimension_t out_dims[3] = {
+            {0, segment, 1, 0}, {comm.rank, 1, segment * R, 0}, {0, R, segment, 0}};
+        in.dimensions = out.dimensions = 3;
+        in.dim = in_dims;
+        out.dim = out_dims;
+        return comm.run(op, &in, &out);
+    }
 
 private:
     // The library's call as a device collective of 1-D values: the segments

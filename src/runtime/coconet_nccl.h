@@ -4,10 +4,11 @@
 // stream. Built into the library coconet_runtime_nccl when CMake finds CUDA
 // and NCCL; link it only into programs meant for GPUs.
 //
-// Collectives cover the whole world (groups of world.split, all_to_all and
-// send are refused). Those whose Halide stage runs on the GPU (a CUDA-target
-// library's all_reduce, reduce_scatter, all_gather and broadcast) go to NCCL
-// on their device buffers where they are; host stages go through device
+// Collectives cover the whole world (groups of world.split and send are
+// refused). Those whose Halide stage runs on the GPU (a CUDA-target
+// library's all_reduce, reduce_scatter, all_gather, broadcast and all_to_all,
+// the last as grouped ncclSend/ncclRecv) go to NCCL on their device buffers
+// where they are; host stages (not all_to_all) go through device
 // scratch memory of the communicator. Fused passes take NCCL's
 // reduce_scatter, the library's fused kernel and NCCL's all_gather (the ring
 // path's two sources: the others' partial and the rank's own input), on host

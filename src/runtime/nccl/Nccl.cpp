@@ -175,8 +175,8 @@ struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
         ncclDataType_t type;
         const halide_type_t t = (in ? in : out)->type;
         if (op.nsplit != 1 || op.kind == COCONET_ALL_TO_ALL || op.kind == COCONET_SEND_RECV) {
-            return unsupported(what, "groups of world.split, all_to_all and send are not handled "
-                                     "by the NCCL backend yet");
+            return unsupported(what, "groups of world.split, all_to_all of host memory and send "
+                                     "are not handled by the NCCL backend yet");
         }
         if (!nccl_type(t, &type)) {
             return unsupported(what, "NCCL has no element type " + coconet_rt::type_name(t));
@@ -277,6 +277,26 @@ struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
                    halide_buffer_t *recv) override {
         return library_call(stage, recv, [&](ncclDataType_t type) {
             return ncclAllGather(address(send), address(recv), count(send), type, nccl, stream);
+        });
+    }
+
+    // A send and a receive of one segment with every rank, grouped.
+    int all_to_all(const coconet_rt::Op &stage, const halide_buffer_t *send,
+                   halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            const size_t segment = count(recv) / size;
+            const size_t bytes = segment * recv->type.bytes();
+            const char *from = static_cast<const char *>(address(send));
+            char *to = static_cast<char *>(address(recv));
+            // A non-blocking communicator may answer ncclInProgress.
+            auto fine = [](ncclResult_t r) { return r == ncclSuccess || r == ncclInProgress; };
+            ncclResult_t r = ncclGroupStart();
+            for (int q = 0; fine(r) && q < size; q++) {
+                r = ncclSend(from + q * bytes, segment, type, q, nccl, stream);
+                r = fine(r) ? ncclRecv(to + q * bytes, segment, type, q, nccl, stream) : r;
+            }
+            const ncclResult_t ended = ncclGroupEnd();
+            return fine(r) ? ended : r;
         });
     }
 
