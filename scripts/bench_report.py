@@ -19,7 +19,7 @@ FIELDS = ["app", "variant", "backend", "ranks", "n", "seconds_median", "seconds_
           "seconds_max", "bytes_per_rank", "stream_GBps", "t_min_seconds"]
 # compute_<app> rows time the kernels alone: the app's Halide schedule
 # ("halide", in the CoCoNet column) against OpenBLAS ("blas").
-VARIANTS = ["unscheduled", "coconet", "halide", "baseline", "blas"]
+VARIANTS = ["unscheduled", "autoscheduled", "coconet", "halide", "baseline", "blas"]
 
 
 def load(paths):

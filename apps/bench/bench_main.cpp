@@ -1,6 +1,7 @@
 // Benchmarks of the apps' AOT libraries: the unscheduled program, the
-// CoCoNet schedule and what users write today (baseline), on thread ranks or
-// under mpirun, with a STREAM-like triad measured in the same run.
+// CoCoNet schedule, the Megatron block autoscheduled, and what users write
+// today (baseline), on thread ranks or under mpirun, with a STREAM-like
+// triad measured in the same run.
 //
 //   build/apps/bench/coconet_bench [--ranks 2,4] [--reps 5] [--apps adam,lamb]
 //                                  [--collective-sizes 20,22,24] [--out results.json]
@@ -485,7 +486,7 @@ private:
                                   variants.count("baseline_partial") ||
                                   variants.count("baseline_producer");
         std::vector<std::pair<const char *, std::function<Variant()>>> made;
-        for (const char *name : {"unscheduled", "coconet", "baseline"}) {
+        for (const char *name : {"unscheduled", "coconet", "autoscheduled", "baseline"}) {
             const bool is_baseline = std::strcmp(name, "baseline") == 0;
             if (is_baseline ? has_baseline : variants.count(name) > 0) {
                 made.emplace_back(name, [&, name, is_baseline] {
