@@ -117,6 +117,7 @@ struct StandIn {
     std::map<std::string, Function> env;      // the copies, by name
     std::set<std::string> root;               // the Funcs collectives read
     std::vector<Halide::ImageParam> received; // a collective's result, as an input
+    std::set<std::string> funcs;              // the pipeline's, before scheduling
 };
 
 StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &env,
@@ -180,6 +181,9 @@ StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &
         add_output(s.env.at(name), root_estimates.at(name));
     }
     s.pipeline = Halide::Pipeline(stand_in_outputs);
+    for (const auto &[name, fn] : pipeline_functions(s.pipeline)) {
+        s.funcs.insert(name);
+    }
     return s;
 }
 
@@ -198,13 +202,25 @@ void carry_stage(const Halide::Internal::Definition &from, Halide::Internal::Def
 }
 
 // Carries the stand-in's schedules back to the segment's Funcs, but the
-// collectives', and the Funcs they read stay at root.
-void carry_back(const StandIn &s, std::map<std::string, Function> &env) {
+// collectives', and the Funcs they read stay at root. Directives that make
+// Funcs of their own (Func::in, rfactor) would leave the segment calling the
+// stand-in's, so they are refused.
+void carry_back(const StandIn &s, std::map<std::string, Function> &env,
+                const std::string &autoscheduler) {
+    for (const auto &[name, fn] : pipeline_functions(s.pipeline)) {
+        coconet_user_assert(s.funcs.count(name))
+            << "autoscheduler " << autoscheduler << " made a Func of its own ("
+            << plain_name(name) << ", by rfactor or Func::in), which a segment it schedules "
+            << "through a stand-in cannot take";
+    }
     for (auto &[name, fn] : env) {
         if (fn.has_extern_definition()) {
             continue;
         }
         const Function &scheduled = s.env.at(name);
+        coconet_user_assert(scheduled.schedule().wrappers().empty())
+            << "autoscheduler " << autoscheduler << " wrapped " << plain_name(name)
+            << " (Func::in), which a segment it schedules through a stand-in cannot take";
         fn.schedule() = scheduled.schedule();
         carry_stage(scheduled.definition(), fn.definition());
         for (size_t i = 0; i < fn.updates().size(); i++) {
@@ -241,7 +257,7 @@ std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
             << "autoscheduler " << name << " failed on a segment computing "
             << plain_name(h.pipeline.outputs().front().name()) << ": " << e.what();
     }
-    carry_back(s, env);
+    carry_back(s, env, name);
     return "scheduled by " + name +
            (s.received.empty()
                 ? ""
