@@ -209,8 +209,8 @@ void carry_back(const StandIn &s, std::map<std::string, Function> &env,
                 const std::string &autoscheduler) {
     for (const auto &[name, fn] : pipeline_functions(s.pipeline)) {
         coconet_user_assert(s.funcs.count(name))
-            << "autoscheduler " << autoscheduler << " made a Func of its own ("
-            << plain_name(name) << ", by rfactor or Func::in), which a segment it schedules "
+            << "autoscheduler " << autoscheduler << " made a Func of its own (" << plain_name(name)
+            << ", by rfactor or Func::in), which a segment it schedules "
             << "through a stand-in cannot take";
     }
     for (auto &[name, fn] : env) {

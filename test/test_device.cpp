@@ -2,7 +2,7 @@
 // overlapped) as JIT programs for an OpenCL target, on 1 to 4 thread ranks
 // sharing one device (PoCL in CI: CTest pins the platform), at sizes that 3
 // ranks do not divide: equal to the reference bit for bit, except the
-// Megatron block, whose GELU calls the device's tanh (it differs from the
+// Megatron block, whose GELU calls the device's exp (it differs from the
 // host's in the last place). COCONET_TEST_DEVICE=cuda runs the same cases on
 // a CUDA GPU (test device_cuda, label gpu), to 1e-5: Halide's PTX backend
 // contracts a * b + c into one rounding (aot_main.cpp says more). The GPU schedules put every Func

@@ -1,5 +1,6 @@
 #include "Blas.h"
 
+#include <algorithm>
 #include <cmath>
 
 #ifdef COCONET_HAS_BLAS
@@ -42,13 +43,16 @@ void blas_megatron_partial(const Halide::Buffer<float> &x, const Halide::Buffer<
     const int f = w1.dim(0).extent(), h = x.dim(0).extent(), batch = x.dim(1).extent();
     sgemm(f, batch, h, w1.data(), stride(w1, 1), x.data(), stride(x, 1), act.data(),
           stride(act, 1));
-    // apps/megatron_mlp.cpp's gelu, as a user's vectorized loop.
+    // apps/megatron_mlp.cpp's gelu, as a user's vectorized loop (GCC calls
+    // libm's expf per element here: glibc's vector expf needs -ffast-math).
     float *a = act.data();
     const int64_t count = act.number_of_elements();
 #pragma omp simd
     for (int64_t i = 0; i < count; i++) {
         const float v = a[i];
-        a[i] = 0.5f * v * (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+        const float u = std::clamp(0.7978845608f * (v + 0.044715f * v * v * v), -10.0f, 10.0f);
+        const float e = std::exp(2.0f * u);
+        a[i] = 0.5f * v * (1.0f + (e - 1.0f) / (e + 1.0f));
     }
     sgemm(h, batch, f, w2.data(), stride(w2, 1), act.data(), stride(act, 1), partial.data(),
           stride(partial, 1));
