@@ -116,7 +116,7 @@ struct StandIn {
     Halide::Pipeline pipeline;
     std::map<std::string, Function> env;      // the copies, by name
     std::set<std::string> root;               // the Funcs collectives read
-    std::vector<Halide::ImageParam> received; // a collective's result, as an input
+    int collectives = 0;                      // each one's result an input of the stand-in
     std::set<std::string> funcs;              // the pipeline's, before scheduling
 };
 
@@ -149,7 +149,7 @@ StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &
         Halide::Func arrived(name + "_arrived");
         arrived(args) = in(args);
         received[fn.get_contents()] = arrived.function().get_contents();
-        s.received.push_back(in);
+        s.collectives++;
         for (const Halide::ExternFuncArgument &arg : fn.extern_arguments()) {
             if (arg.is_func()) {
                 const std::string read = Function(arg.func).name();
@@ -259,10 +259,10 @@ std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
     }
     carry_back(s, env, name);
     return "scheduled by " + name +
-           (s.received.empty()
+           (s.collectives == 0
                 ? ""
-                : " (around its " + std::to_string(s.received.size()) + " collective" +
-                      (s.received.size() > 1 ? "s" : "") + ", whose inputs stay at root)");
+                : " (around its " + std::to_string(s.collectives) + " collective" +
+                      (s.collectives > 1 ? "s" : "") + ", whose inputs stay at root)");
 }
 
 } // namespace coconet
