@@ -31,8 +31,9 @@ std::string device_interface_function(const Halide::Target &target) {
 
 // Source counts the kernel of pass g is built for: the group size on the
 // direct path and two on the ring, for the fixed rank count or for any
-// count up to max_ranks.
-std::set<int> kernel_sources(const FusedPass &g, const Analysis &a, const AotOptions &o) {
+// count up to max_ranks; on a GPU also one, for the collective library's
+// path (COCONET_PATH_LIBRARY: NCCL reduces, the kernel reads the result).
+std::set<int> kernel_sources(const FusedPass &g, const Analysis &a, const AotOptions &o, bool gpu) {
     if (!g.reduces()) {
         return {0};
     }
@@ -45,6 +46,9 @@ std::set<int> kernel_sources(const FusedPass &g, const Analysis &a, const AotOpt
         }
     }
     std::set<int> r;
+    if (gpu) {
+        r.insert(1);
+    }
     for (int n : sizes) {
         r.insert(n);
         r.insert(std::min(n, 2));
@@ -160,7 +164,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
         }
         const FusedPass &g = spmd.passes[seg.fused_pass];
         bool kernels_on_gpu = true, one_kernel = true;
-        for (int nsrc : kernel_sources(g, a, options)) {
+        for (int nsrc : kernel_sources(g, a, options, gpu)) {
             const std::string kname =
                 fn + "_step" + std::to_string(step.segment) + "_kernel" + std::to_string(nsrc);
             FusedKernelPipeline kp = build_fused_kernel(g, a, nsrc, target);
@@ -177,7 +181,9 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                           : one_kernel    ? "one GPU kernel for all outputs"
                                           : "a GPU kernel per output")
                       << (kernels_on_gpu ? "; ranks sharing the device (threads backend) keep "
-                                           "the pass there, other backends move its data "
+                                           "the pass there, a collective library for the "
+                                           "device (NCCL) reduces and gathers it there on a "
+                                           "pass of the world, other backends move its data "
                                            "through host memory"
                                          : "")
                       << "\n";

@@ -94,7 +94,7 @@ struct JitProgram::Table {
     std::string name;
     std::vector<coconet_value_info> values;
     std::vector<coconet_aot_step> steps;
-    std::vector<coconet_aot_kernel> kernels; // one per fused step
+    std::vector<coconet_aot_kernel> kernels; // one or two per fused step
     std::vector<coconet_value_info> device_stages;
     coconet_aot_program program{};
 
@@ -104,7 +104,7 @@ struct JitProgram::Table {
         for (const ProgramValue &v : plan.values) {
             values.push_back(value_info(v));
         }
-        kernels.reserve(plan.steps.size());
+        kernels.reserve(2 * plan.steps.size()); // st.kernels point into it
         for (size_t s = 0; s < plan.steps.size(); s++) {
             const ProgramStep &p = plan.steps[s];
             coconet_aot_step st{};
@@ -133,13 +133,22 @@ struct JitProgram::Table {
                 st.nextras = (int32_t)p.extras.size();
                 st.extras = p.extras.data();
                 st.chunks = p.chunks;
-                const int nsrc = coconet_aot_step_sources(comm, &st);
-                const Function &k = jit.fused_kernel((int)s, nsrc);
-                kernels.push_back(coconet_aot_kernel{nsrc, k.c_function(),
-                                                     jit.target_.has_gpu_feature() ? 1 : 0,
-                                                     k.device_interface});
-                st.nkernels = 1;
-                st.kernels = &kernels.back();
+                // The path's kernel, and on the device the library path's
+                // (one source), which the executor takes where it can.
+                std::vector<int> counts = {coconet_aot_step_sources(comm, &st)};
+                const size_t first = kernels.size();
+                for (size_t i = 0; i < counts.size(); i++) {
+                    const Function &k = jit.fused_kernel((int)s, counts[i]);
+                    kernels.push_back(coconet_aot_kernel{counts[i], k.c_function(),
+                                                         jit.target_.has_gpu_feature() ? 1 : 0,
+                                                         k.device_interface});
+                    if (counts[i] > 1 &&
+                        coconet_aot_step_takes_library(comm, &st, k.device_interface)) {
+                        counts.push_back(1);
+                    }
+                }
+                st.nkernels = (int32_t)counts.size();
+                st.kernels = &kernels[first];
             }
             steps.push_back(st);
         }

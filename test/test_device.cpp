@@ -377,3 +377,46 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs device collectives as NCCL do
     embedding.overlap = 3; // chunks of an all_to_all
     check_resident(apps::embedding_all_to_all(embedding), 0.0);
 }
+
+TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs fused passes as NCCL does",
+          "[device][resident]") {
+    // The library path of a fused pass (COCONET_PATH_LIBRARY): the library
+    // reduce-scatters the sources on the device, the pass's one-source kernel
+    // computes the slice, the library gathers the outputs in place. Whole
+    // passes, passes overlapped with their producer (pieces of every slice),
+    // and slices that 3 ranks leave unequal.
+    coconet_test::ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
+    apps::OptimizerConfig adam;
+    adam.gpu = true;
+    adam.schedule = apps::Schedule::Fused;
+    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
+    apps::MlpConfig megatron;
+    megatron.gpu = true;
+    megatron.schedule = apps::Schedule::Fused;
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    megatron.overlap = 3;
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    apps::GemvConfig gemv;
+    gemv.gpu = true;
+    gemv.schedule = apps::Schedule::Fused;
+    for (int chunks : {0, 3}) {
+        INFO("gemv, overlap " << chunks);
+        gemv.overlap = chunks;
+        check_resident(apps::gemv_all_reduce(gemv), 0.0);
+    }
+    // The passes took the library's path: its reduce-scatter and all-gather
+    // moved the bytes (ranks sharing the device read peers' sources in the
+    // kernel and count them as the pass's).
+    const Program p = apps::adam(adam);
+    JitProgram jit(p, target);
+    for (int r : {2, 3}) {
+        std::vector<RankTraffic> traffic;
+        run_resident(jit, r, apps::optimizer_inputs(p, r, 1), traffic);
+        for (int q = 0; q < r; q++) {
+            INFO(r << " ranks, rank " << q);
+            CHECK(traffic[q].ops[COCONET_FUSED] > 0);
+            CHECK(traffic[q].bytes[COCONET_REDUCE_SCATTER] > 0);
+            CHECK(traffic[q].bytes[COCONET_ALL_GATHER] > 0);
+        }
+    }
+}

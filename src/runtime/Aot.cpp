@@ -581,14 +581,42 @@ private:
         return coconet_aot_step_sources(comm_, &s);
     }
 
-    const coconet_aot_kernel *kernel_for(const coconet_aot_step &s) const {
-        const int nsrc = kernel_sources(s);
+    static const coconet_aot_kernel *kernel_of(const coconet_aot_step &s, int nsrc) {
         for (int k = 0; k < s.nkernels; k++) {
             if (s.kernels[k].nsrc == nsrc) {
                 return &s.kernels[k];
             }
         }
         return nullptr;
+    }
+
+    // The kernel of step s on the library path (COCONET_PATH_LIBRARY), or
+    // null where the pass does not take it: its device kernel of one source
+    // (none without a source), when the backend's library moves the device's
+    // memory and the pass's element types. Every rank decides alike.
+    const coconet_aot_kernel *library_kernel(const coconet_aot_step &s) const {
+        const coconet_aot_kernel *k = kernel_of(s, s.src >= 0 ? 1 : 0);
+        if (!k || !k->device_interface ||
+            !coconet_aot_step_takes_library(comm_, &s, k->device_interface)) {
+            return nullptr;
+        }
+        coconet_rt::DeviceLibrary *lib = comm_->device_library(k->device_interface);
+        for (int o = -1; o < s.pass.nout; o++) {
+            const int v = o < 0 ? s.src : s.pass.gathered[o] ? s.pass_outs[o] : -1;
+            const halide_type_t t =
+                v >= 0 ? halide_type_t((halide_type_code_t)info(v).type_code, info(v).type_bits)
+                       : halide_type_t();
+            if (v >= 0 &&
+                !lib->supports(o < 0 ? COCONET_REDUCE_SCATTER : COCONET_ALL_GATHER, s.pass.op, t)) {
+                return nullptr;
+            }
+        }
+        return k;
+    }
+
+    const coconet_aot_kernel *kernel_for(const coconet_aot_step &s) const {
+        const coconet_aot_kernel *lib = library_kernel(s);
+        return lib ? lib : kernel_of(s, kernel_sources(s));
     }
 
     // Every rank finds a missing kernel before any of them waits for a peer.
@@ -804,7 +832,8 @@ private:
     void run_pass(int s) {
         const coconet_aot_step &st = p_.steps[s];
         KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout, false, {}, {}};
-        k.on_device = device_pass(st, *k.kernel);
+        const bool library = k.kernel == library_kernel(st);
+        k.on_device = library || device_pass(st, *k.kernel);
         const halide_device_interface_t *iface = k.kernel->device_interface;
         for (int i = 0; i < st.nextras; i++) {
             k.extras.push_back(value(st.extras[i]));
@@ -829,7 +858,13 @@ private:
         c.kernel_context = &k;
         if (k.on_device) {
             k.parents = outs;
-            c.gather = gather_chunk;
+            // The library gathers the outputs itself; ranks sharing the
+            // device copy each chunk into their peers'.
+            if (library) {
+                c.path = COCONET_PATH_LIBRARY;
+            } else {
+                c.gather = gather_chunk;
+            }
             // Chunks keep a CPU's cache warm; a device takes the slice at once.
             c.chunk_elements = INT64_MAX;
         }
@@ -1186,6 +1221,13 @@ int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_ste
     coconet_group_range(coconet_comm_size(comm), step->pass.nsplit, step->pass.group, &first,
                         &count);
     return coconet_fused_sources(comm, step->pass.path, count);
+}
+
+int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_step *step,
+                                   const halide_device_interface_t *device) {
+    // The comm is not changed: asking for the library only looks it up.
+    auto *c = const_cast<coconet_comm *>(comm);
+    return device && step->pass.nsplit == 1 && c->device_library(device) ? 1 : 0;
 }
 
 int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,

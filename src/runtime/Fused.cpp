@@ -171,6 +171,43 @@ int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
     return COCONET_OK;
 }
 
+std::string library_for(coconet_comm &comm, const FusedPlan &plan, DeviceLibrary **lib) {
+    const coconet_fused_call &c = plan.call;
+    if (plan.group.size != comm.size) {
+        return "a pass of the whole world, not of a group of world.split";
+    }
+    if (c.gather) {
+        return "no gather callback (the library gathers)";
+    }
+    const halide_device_interface_t *iface = c.outs[0]->device_interface;
+    for (int i = 0; i < c.nout; i++) {
+        if (!c.outs[i]->device || c.outs[i]->device_interface != iface) {
+            return "every output allocated on one device";
+        }
+    }
+    if (c.src && !plan.slice(comm.rank).empty() &&
+        (!c.src->device || c.src->device_interface != iface || c.src->host_dirty())) {
+        return "the source's newest data on the outputs' device";
+    }
+    *lib = comm.device_library(iface);
+    if (!*lib) {
+        return std::string("a collective library for the outputs' device on the ") +
+               comm.backend() + " backend";
+    }
+    for (int i = -1; i < c.nout; i++) {
+        const bool reduce = i < 0;
+        if ((reduce ? plan.reduces() : c.gathered[i] != 0) &&
+            !(*lib)->supports(reduce ? COCONET_REDUCE_SCATTER : COCONET_ALL_GATHER, c.op,
+                              (reduce ? c.src : c.outs[i])->type)) {
+            *lib = nullptr;
+            return "a library that moves " + type_name((reduce ? c.src : c.outs[i])->type) +
+                   " values" +
+                   (reduce ? " and reduces them with " + std::string(reduce_op_name(c.op)) : "");
+        }
+    }
+    return "";
+}
+
 void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box) {
     with_element_type(acc->type, [&](auto zero) {
         using T = decltype(zero);
@@ -190,6 +227,9 @@ void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, cons
 extern "C" {
 
 coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t path) {
+    if (path == COCONET_PATH_LIBRARY) {
+        return COCONET_PATH_LIBRARY; // the call's buffers say whether it can (library_for)
+    }
     if (path == COCONET_PATH_AUTO) {
         if (const char *env = std::getenv("COCONET_FUSED_PATH")) {
             if (std::strcmp(env, "ring") == 0) {
@@ -203,9 +243,11 @@ coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t 
 }
 
 int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size) {
-    return coconet_fused_resolve_path(comm, path) == COCONET_PATH_RING
-               ? std::min<int32_t>(group_size, 2)
-               : group_size;
+    switch (coconet_fused_resolve_path(comm, path)) {
+    case COCONET_PATH_RING: return std::min<int32_t>(group_size, 2);
+    case COCONET_PATH_LIBRARY: return 1;
+    default: return group_size;
+    }
 }
 
 int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *call) {
@@ -237,10 +279,19 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
     if (!plan.group.has(comm->rank)) {
         return COCONET_OK;
     }
+    const coconet_fused_path path = coconet_fused_resolve_path(comm, call->path);
+    coconet_rt::DeviceLibrary *lib = nullptr;
+    if (path == COCONET_PATH_LIBRARY) {
+        const std::string why = coconet_rt::library_for(*comm, plan, &lib);
+        if (!why.empty()) {
+            return comm->fail(COCONET_ERR_INVALID, coconet_rt::op_label(comm->rank, plan.what()) +
+                                                       ": the library path needs " + why);
+        }
+    }
     int rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Pass,
                                      call->name ? call->name : "", call->ranged != 0);
     if (rc == COCONET_OK) {
-        rc = comm->run_fused(plan, coconet_fused_resolve_path(comm, call->path));
+        rc = lib ? coconet_rt::run_library_fused(*comm, *lib, plan) : comm->run_fused(plan, path);
     }
     if (rc == COCONET_OK) {
         comm->ops[COCONET_FUSED].fetch_add(1, std::memory_order_relaxed);

@@ -48,6 +48,13 @@ struct FusedPlan {
                    const std::vector<const halide_buffer_t *> &srcs) const;
 };
 
+struct DeviceLibrary;
+
+// Where a call on COCONET_PATH_LIBRARY finds its library: "" with *lib set
+// when comm's backend has one for the device of the call's buffers that
+// moves their types, else what is missing ("a pass of the whole world, ...").
+std::string library_for(coconet_comm &comm, const FusedPlan &plan, DeviceLibrary **lib);
+
 // acc[x] = acc[x] op src[x] over `box` (both hold it, same element type):
 // the partial sums of the ring path.
 void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box);

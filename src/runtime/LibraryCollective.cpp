@@ -8,6 +8,7 @@
 #include "Device.h"
 #include "DeviceCollective.h"
 #include "Errors.h"
+#include "Fused.h"
 
 namespace coconet_rt {
 
@@ -138,6 +139,15 @@ struct Exchange {
     int64_t segment = 0;
 };
 
+// A reduce-scatter or all-gather of every rank's slice (`slices`, in rank
+// order): the one moves all of them to reduce this rank's, the other this
+// rank's to all.
+Exchange sliced(int kind, const std::vector<Box> &slices, int rank) {
+    const std::vector<Box> mine = {slices[rank]};
+    return kind == COCONET_REDUCE_SCATTER ? Exchange{slices, mine, largest(slices)}
+                                          : Exchange{mine, slices, largest(slices)};
+}
+
 Exchange exchange(const Op &op, int rank, int R) {
     Exchange x;
     if (op.kind == COCONET_ALL_TO_ALL) {
@@ -156,20 +166,62 @@ Exchange exchange(const Op &op, int rank, int R) {
     }
     // The whole value (or chunk) for all_reduce and broadcast, else every
     // rank's slice in rank order.
-    std::vector<Box> parts;
     if (op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_BROADCAST) {
-        parts = {op.output_limit(rank)};
-    } else {
-        for (int q = 0; q < R; q++) {
-            parts.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q)
-                                                              : op.input_box(q));
+        const Box whole = op.output_limit(rank);
+        return Exchange{{whole}, {whole}, whole.count()};
+    }
+    std::vector<Box> slices;
+    for (int q = 0; q < R; q++) {
+        slices.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q) : op.input_box(q));
+    }
+    return sliced(op.kind, slices, rank);
+}
+
+// Moves `x` of `in` into `out` through `lib`: `stage` says which call (its
+// kind, reduction and root) and names it.
+int move(coconet_comm &comm, DeviceLibrary &lib, const Op &stage, const Exchange &x,
+         const halide_buffer_t *in, halide_buffer_t *out) {
+    if (x.segment == 0) {
+        return COCONET_OK; // every rank sees the same: nobody calls the library
+    }
+    // A broadcast's other ranks send nothing: the library reads the root's.
+    const bool sends = stage.kind != COCONET_BROADCAST || comm.rank == stage.src.first + stage.root;
+    std::unique_ptr<Segments> send;
+    if (sends) {
+        send = std::make_unique<Segments>(comm, in, x.sent, x.segment);
+        int rc = send->rc;
+        if (rc == 0 && send->copied()) {
+            rc = send->pack(in);
+        }
+        if (rc != 0) {
+            return backend_error(comm, stage, "placing its input for the collective library", rc);
         }
     }
-    const Box mine = parts[parts.size() == 1 ? 0 : rank];
-    x.segment = largest(parts);
-    x.sent = op.kind == COCONET_ALL_GATHER ? std::vector<Box>{mine} : parts;
-    x.received = op.kind == COCONET_REDUCE_SCATTER ? std::vector<Box>{mine} : parts;
-    return x;
+    Segments recv(comm, out, x.received, x.segment);
+    if (recv.rc != 0) {
+        return backend_error(comm, stage, "placing its output for the collective library", recv.rc);
+    }
+    const halide_buffer_t *from = send ? send->flat() : recv.flat();
+    int rc = COCONET_OK;
+    switch (stage.kind) {
+    case COCONET_ALL_REDUCE: rc = lib.all_reduce(stage, stage.red, from, recv.flat()); break;
+    case COCONET_BROADCAST: rc = lib.broadcast(stage, stage.root, from, recv.flat()); break;
+    case COCONET_REDUCE_SCATTER:
+        rc = lib.reduce_scatter(stage, stage.red, from, recv.flat());
+        break;
+    case COCONET_ALL_GATHER: rc = lib.all_gather(stage, from, recv.flat()); break;
+    default: rc = lib.all_to_all(stage, from, recv.flat()); break;
+    }
+    if (rc != COCONET_OK) {
+        return rc;
+    }
+    if (recv.copied()) {
+        const int copied = recv.unpack(out);
+        if (copied != 0) {
+            return backend_error(comm, stage, "copying the collective library's result", copied);
+        }
+    }
+    return COCONET_OK;
 }
 
 } // namespace
@@ -187,45 +239,58 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                                                    ": a group's collective was given to the "
                                                    "collective library, which runs the world's");
     }
-    const Exchange x = exchange(op, comm.rank, R);
-    const int64_t segment = x.segment;
-    if (segment == 0) {
-        return COCONET_OK; // every rank sees the same: nobody calls the library
+    return move(comm, lib, op, exchange(op, comm.rank, R), in, out);
+}
+
+int run_library_fused(coconet_comm &comm, DeviceLibrary &lib, const FusedPlan &plan) {
+    const coconet_fused_call &c = plan.call;
+    const int R = comm.size;
+    // The library's calls, as messages name them.
+    auto stage = [&](int kind) {
+        Op op;
+        op.name = c.name ? c.name : "";
+        op.kind = kind;
+        op.red = c.op;
+        return op;
+    };
+    std::vector<Box> slices;
+    for (int q = 0; q < R; q++) {
+        slices.push_back(plan.slice(q));
     }
-    const std::vector<Box> &sent = x.sent, &received = x.received;
-    // A broadcast's other ranks send nothing: the library reads the root's.
-    const bool sends = op.kind != COCONET_BROADCAST || comm.rank == op.src.first + op.root;
-    std::unique_ptr<Segments> send;
-    if (sends) {
-        send = std::make_unique<Segments>(comm, in, sent, segment);
-        int rc = send->rc;
-        if (rc == 0 && send->copied()) {
-            rc = send->pack(in);
-        }
+    const Box &mine = slices[comm.rank];
+    std::vector<const halide_buffer_t *> srcs;
+    std::unique_ptr<DeviceTemp> reduced;
+    if (plan.reduces() && R == 1) {
+        srcs.push_back(c.src);
+    } else if (plan.reduces()) {
+        const Op rs = stage(COCONET_REDUCE_SCATTER);
+        reduced = std::make_unique<DeviceTemp>(comm, mine, c.src->type);
+        int rc =
+            mine.empty() ? 0 : device_malloc(comm, &reduced->view.buf, c.outs[0]->device_interface);
         if (rc != 0) {
-            return backend_error(comm, op, "placing its input for the collective library", rc);
+            return backend_error(comm, rs, "allocating the reduced slice on the device", rc);
+        }
+        rc = move(comm, lib, rs, sliced(COCONET_REDUCE_SCATTER, slices, comm.rank), c.src,
+                  &reduced->view.buf);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        srcs.push_back(&reduced->view.buf);
+    }
+    for (const Box &chunk : plan.chunks(mine)) {
+        const int rc = plan.run_kernel(comm, chunk, srcs);
+        if (rc != COCONET_OK) {
+            return rc;
         }
     }
-    Segments recv(comm, out, received, segment);
-    if (recv.rc != 0) {
-        return backend_error(comm, op, "placing its output for the collective library", recv.rc);
-    }
-    const halide_buffer_t *from = send ? send->flat() : recv.flat();
-    int rc = COCONET_OK;
-    switch (op.kind) {
-    case COCONET_ALL_REDUCE: rc = lib.all_reduce(op, op.red, from, recv.flat()); break;
-    case COCONET_BROADCAST: rc = lib.broadcast(op, op.root, from, recv.flat()); break;
-    case COCONET_REDUCE_SCATTER: rc = lib.reduce_scatter(op, op.red, from, recv.flat()); break;
-    case COCONET_ALL_GATHER: rc = lib.all_gather(op, from, recv.flat()); break;
-    default: rc = lib.all_to_all(op, from, recv.flat()); break;
-    }
-    if (rc != COCONET_OK) {
-        return rc;
-    }
-    if (recv.copied()) {
-        const int copied = recv.unpack(out);
-        if (copied != 0) {
-            return backend_error(comm, op, "copying the collective library's result", copied);
+    const Exchange gather = sliced(COCONET_ALL_GATHER, slices, comm.rank);
+    for (int i = 0; R > 1 && i < c.nout; i++) {
+        // In place: this rank's slice is in the output the library gathers into.
+        const int rc =
+            c.gathered[i] ? move(comm, lib, stage(COCONET_ALL_GATHER), gather, c.outs[i], c.outs[i])
+                          : COCONET_OK;
+        if (rc != COCONET_OK) {
+            return rc;
         }
     }
     return COCONET_OK;

@@ -14,6 +14,8 @@ struct coconet_comm;
 
 namespace coconet_rt {
 
+struct FusedPlan;
+
 // A collective library's operations, called by every rank of the world at
 // the same point with buffers of one element type: dense, one dimension
 // [0, count), on the running program's device. all_reduce and broadcast
@@ -51,6 +53,16 @@ bool library_kind(int kind);
 // return.
 int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                            const halide_buffer_t *in, halide_buffer_t *out);
+
+// Runs a fused pass of the whole world (COCONET_PATH_LIBRARY) through `lib`:
+// its source and outputs are device buffers of the running program's device.
+// The library reduce-scatters the members' sources into this rank's slice
+// (in its own order: NCCL's is not rank order), the kernel computes the slice
+// from that one source, and the library gathers each gathered output from
+// every rank's slice, in place. A kernel that fails returns at once (the
+// executor then aborts the communicator, which fails the peers waiting in
+// the gather).
+int run_library_fused(coconet_comm &comm, DeviceLibrary &lib, const FusedPlan &plan);
 
 } // namespace coconet_rt
 

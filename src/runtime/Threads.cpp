@@ -86,8 +86,18 @@ struct ThreadsLibrary : coconet_rt::DeviceLibrary {
                        halide_buffer_t *recv) override {
         return call(stage, COCONET_REDUCE_SCATTER, red, 0, send, recv);
     }
+    // A fused pass gathers in place (send is this rank's segment of recv, as
+    // NCCL allows), and the device copy of that segment onto itself is one
+    // OpenCL refuses (CL_MEM_COPY_OVERLAP): the peers read a copy of send.
     int all_gather(const Op &stage, const halide_buffer_t *send, halide_buffer_t *recv) override {
-        return call(stage, COCONET_ALL_GATHER, COCONET_SUM, 0, send, recv);
+        const coconet_rt::Box box = coconet_rt::box_of(send);
+        coconet_rt::DeviceTemp copy(comm, box, send->type);
+        int rc = coconet_rt::device_malloc(comm, &copy.view.buf, send->device_interface);
+        rc = rc != 0 ? rc : coconet_rt::device_copy_box(comm, send, &copy.view.buf, box);
+        if (rc != 0) {
+            return coconet_rt::backend_error(comm, stage, "copying its segment on the device", rc);
+        }
+        return call(stage, COCONET_ALL_GATHER, COCONET_SUM, 0, &copy.view.buf, recv);
     }
     // As the runtime's all_to_all of a value X(element, to, from) of R x R
     // segments: rank r's send is X(:, :, r) (sliced along `from`), rank p's

@@ -174,6 +174,16 @@ int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, i
 // (coconet_fused_sources for its group; 0 for a pass with nothing to reduce).
 int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_step *step);
 
+// Whether fused step `step`, whose kernels run on `device` (NULL: on the
+// host), can go through the collective library of comm's backend
+// (COCONET_PATH_LIBRARY): its group is the world and the backend has a
+// library that moves that device's memory (NCCL for CUDA; the threads
+// backend under COCONET_DEVICE_COLLECTIVES=library). The executor takes that
+// path where the library also moves the pass's element types, with the
+// step's kernel of one source (of none, for a pass with nothing to reduce).
+int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_step *step,
+                                   const halide_device_interface_t *device);
+
 // Runs the program on this rank. args[i] is argument i: this rank's box of it
 // in global coordinates (a buffer whose min is 0 in every dimension is taken
 // as starting at the box's min). Returns 0, or an error code with the message

@@ -296,6 +296,12 @@ typedef enum {
     COCONET_PATH_DIRECT = 1, // read peers' memory: threads, or MPI ranks on one node
     COCONET_PATH_RING = 2,   // a ring of MPI point-to-point messages (any nodes); threads add
                              // up in the ring's order, to test it in one process
+    COCONET_PATH_LIBRARY = 3 // the backend's collective library on device buffers (NCCL on
+                             // CUDA): it reduce-scatters the sources into this rank's slice,
+                             // the kernel gets that one source, and it gathers the outputs.
+                             // For a pass of the world whose source and outputs have device
+                             // allocations where the library moves memory; the executor asks
+                             // for it (coconet_aot_step_takes_library)
 } coconet_fused_path;
 
 // The version of coconet_fused_call; a call records the version it was
@@ -354,7 +360,7 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
 coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t path);
 // How many sources the kernel gets on `path` for a group of `group_size`
 // when there is a source: group_size on the direct path, min(group_size, 2)
-// on the ring (none without a source).
+// on the ring, 1 through the library (none without a source).
 int32_t coconet_fused_sources(const coconet_comm *comm, int32_t path, int32_t group_size);
 // Kernels report failures with this (the message of coconet_comm_last_error;
 // the runtime records the code the kernel returns with it).

@@ -657,6 +657,29 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         }
     }
 
+    SECTION("the library path needs device buffers and a library, and says so") {
+        // COCONET_PATH_LIBRARY is for a caller (the executor) holding the
+        // pass's buffers on a device whose memory the backend's collective
+        // library moves; host buffers on threads have neither.
+        int rc[2];
+        std::string msg[2];
+        int32_t sources[2];
+        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+            SmallCall one(comm, 2, r, "fl", COCONET_PATH_LIBRARY, 9);
+            sources[r] = coconet_fused_sources(comm, COCONET_PATH_LIBRARY, 2);
+            rc[r] = coconet_fused_reduce_scatter(comm, &one.call);
+            msg[r] = coconet_comm_last_error(comm);
+        });
+        for (int r = 0; r < 2; r++) {
+            INFO(msg[r]);
+            CHECK(sources[r] == 1);
+            CHECK(rc[r] == COCONET_ERR_INVALID);
+            CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) +
+                                        ": fused reduce_scatter 'fl': the library path needs "
+                                        "every output allocated on one device"));
+        }
+    }
+
     SECTION("a gather hook moves gathered chunks instead of the host copies") {
         // What a caller keeping outputs on a device gets: one call per
         // gathered output, peer and chunk, covering every peer's slice once.

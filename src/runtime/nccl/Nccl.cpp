@@ -1,8 +1,11 @@
 // The NCCL backend (coconet_nccl.h). A collective whose Halide stage runs on
 // the device (a CUDA-target library's world collectives) gives NCCL its
 // CUDA buffers where they are, through the library path
-// (LibraryCollective.h: this communicator is the DeviceLibrary); host stages
-// and fused passes go host -> device scratch -> NCCL -> host. The
+// (LibraryCollective.h: this communicator is the DeviceLibrary), and so do
+// the fused passes of the world whose kernels run on the device
+// (COCONET_PATH_LIBRARY: NCCL reduce-scatters, the kernel reads the result,
+// NCCL gathers in place). Host stages and the other fused passes go host ->
+// device scratch -> NCCL -> host. The
 // communicator's stream orders NCCL with the Halide kernels and copies of
 // CUDA-target libraries, which the hooks below send to the same stream.
 #include "coconet_nccl.h"
@@ -300,8 +303,10 @@ struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
         });
     }
 
-    // Fused passes go the ring's way: NCCL reduces the others' inputs into
-    // this rank's slice, then the fused kernel adds the rank's own input.
+    // Fused passes on host memory (their kernels on the host; device passes
+    // take the library path) go the ring's way: NCCL reduces the others'
+    // inputs into this rank's slice, then the fused kernel adds the rank's
+    // own input.
     coconet_fused_path fused_path(int) const override { return COCONET_PATH_RING; }
 
     int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path) override {
