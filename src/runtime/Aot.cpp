@@ -123,7 +123,7 @@ std::string value_memory_prefix(const coconet_aot_program &p) {
 struct OwnedBuffer {
     halide_buffer_t buf{};
     halide_dimension_t dim[4]{};
-    std::unique_ptr<uint8_t[]> data;
+    coconet_rt::HostPool::Block data;
     bool borrowed_device = false;
 };
 
@@ -501,9 +501,9 @@ private:
     }
 
     // b: a dense buffer of `type` over `box`, with host memory (`memory` when
-    // given, of the box's size).
-    static void dense_box(OwnedBuffer &b, halide_type_t type, const Box &box,
-                          uint8_t *memory = nullptr) {
+    // given, of the box's size; else the communicator's pool's).
+    void dense_box(OwnedBuffer &b, halide_type_t type, const Box &box,
+                   uint8_t *memory = nullptr) const {
         b.buf.type = type;
         b.buf.dimensions = box.dims;
         b.buf.dim = b.dim;
@@ -518,7 +518,7 @@ private:
             b.buf.host = memory;
             return;
         }
-        b.data.reset(new uint8_t[std::max<int64_t>(count, 1) * type.bytes()]);
+        b.data = comm_->host_pool.take(std::max<int64_t>(count, 1) * type.bytes());
         b.buf.host = b.data.get();
     }
 
@@ -1255,6 +1255,7 @@ int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
                                 std::string("coconet_aot_release: ") +
                                     (p ? "not a live communicator" : "the program table is NULL"));
     }
+    comm->host_pool.release();
     return comm->release_value_memory(value_memory_prefix(*p));
 }
 

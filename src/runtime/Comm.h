@@ -10,6 +10,7 @@
 
 #include "Collective.h"
 #include "Fused.h"
+#include "HostPool.h"
 #include "LibraryCollective.h"
 #include "OverlapTuning.h"
 #include "coconet_aot.h"
@@ -98,6 +99,8 @@ struct coconet_comm {
     // with_device_context for a program's run; unset: this communicator).
     int device_call(coconet_device_fn fn, void *arg);
     int (*with_device_context)(coconet_comm *, coconet_device_fn, void *) = nullptr;
+    // Host memory of the executor's values, kept between calls.
+    coconet_rt::HostPool host_pool;
     // The program the executor runs on this rank (set for the run): its
     // combiners reduce device collectives' inputs.
     const coconet_aot_program *running = nullptr;

@@ -196,7 +196,9 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
 // Frees what the runtime keeps for program p on comm between calls: under
 // MPI, the window memory holding its fused passes' values, made at p's first
 // call there and kept for the communicator's life otherwise
-// (coconet_mpi_window_bytes). Collective: every rank calls it at the same
+// (coconet_mpi_window_bytes); and the host memory of the executor's values
+// that calls gave back (every program's: at most 1 GiB per rank is kept,
+// COCONET_HOST_POOL=off keeps none). Collective: every rank calls it at the same
 // point (a rank that does not is named when the others' wait times out).
 // p's next call makes them again. Returns 0 (also when nothing was kept), or
 // an error code with the message in coconet_comm_last_error(comm).
