@@ -236,9 +236,9 @@ void check_resident(const Program &p, double tolerance,
     }
 }
 
-} // namespace
-
-TEST_CASE("device-resident calls copy nothing between host and device", "[device][resident]") {
+// Fused passes, whole and overlapped with their producer (pieces of every
+// slice): Adam, the Megatron block and the GEMV, fused.
+void check_fused_resident() {
     apps::OptimizerConfig adam;
     adam.gpu = true;
     adam.schedule = apps::Schedule::Fused;
@@ -247,12 +247,22 @@ TEST_CASE("device-resident calls copy nothing between host and device", "[device
     megatron.gpu = true;
     megatron.schedule = apps::Schedule::Fused;
     check_resident(apps::megatron_mlp(megatron), 1e-5);
-    megatron.overlap = 3; // the pass overlapped with its producer
+    megatron.overlap = 3;
     check_resident(apps::megatron_mlp(megatron), 1e-5);
     apps::GemvConfig gemv;
     gemv.gpu = true;
     gemv.schedule = apps::Schedule::Fused;
-    check_resident(apps::gemv_all_reduce(gemv), 0.0);
+    for (int chunks : {0, 3}) {
+        INFO("gemv, overlap " << chunks);
+        gemv.overlap = chunks;
+        check_resident(apps::gemv_all_reduce(gemv), 0.0);
+    }
+}
+
+} // namespace
+
+TEST_CASE("device-resident calls copy nothing between host and device", "[device][resident]") {
+    check_fused_resident();
 }
 
 TEST_CASE("unfused collectives among ranks sharing a device copy nothing to the host",
@@ -382,28 +392,13 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs fused passes as NCCL does",
           "[device][resident]") {
     // The library path of a fused pass (COCONET_PATH_LIBRARY): the library
     // reduce-scatters the sources on the device, the pass's one-source kernel
-    // computes the slice, the library gathers the outputs in place. Whole
-    // passes, passes overlapped with their producer (pieces of every slice),
-    // and slices that 3 ranks leave unequal.
+    // computes the slice, the library gathers the outputs in place; slices
+    // that 3 ranks leave unequal.
     coconet_test::ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
+    check_fused_resident();
     apps::OptimizerConfig adam;
     adam.gpu = true;
     adam.schedule = apps::Schedule::Fused;
-    check_resident(apps::adam(adam), 0.0, apps::optimizer_inputs);
-    apps::MlpConfig megatron;
-    megatron.gpu = true;
-    megatron.schedule = apps::Schedule::Fused;
-    check_resident(apps::megatron_mlp(megatron), 1e-5);
-    megatron.overlap = 3;
-    check_resident(apps::megatron_mlp(megatron), 1e-5);
-    apps::GemvConfig gemv;
-    gemv.gpu = true;
-    gemv.schedule = apps::Schedule::Fused;
-    for (int chunks : {0, 3}) {
-        INFO("gemv, overlap " << chunks);
-        gemv.overlap = chunks;
-        check_resident(apps::gemv_all_reduce(gemv), 0.0);
-    }
     // The passes took the library's path: its reduce-scatter and all-gather
     // moved the bytes (ranks sharing the device read peers' sources in the
     // kernel and count them as the pass's).
