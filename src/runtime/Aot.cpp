@@ -600,16 +600,20 @@ private:
             !coconet_aot_step_takes_library(comm_, &s, k->device_interface)) {
             return nullptr;
         }
-        coconet_rt::DeviceLibrary *lib = comm_->device_library(k->device_interface);
-        for (int o = -1; o < s.pass.nout; o++) {
-            const int v = o < 0 ? s.src : s.pass.gathered[o] ? s.pass_outs[o] : -1;
-            const halide_type_t t =
-                v >= 0 ? halide_type_t((halide_type_code_t)info(v).type_code, info(v).type_bits)
-                       : halide_type_t();
-            if (v >= 0 &&
-                !lib->supports(o < 0 ? COCONET_REDUCE_SCATTER : COCONET_ALL_GATHER, s.pass.op, t)) {
-                return nullptr;
+        auto type_of = [&](int v) {
+            return halide_type_t((halide_type_code_t)info(v).type_code, info(v).type_bits);
+        };
+        std::vector<halide_type_t> gathered;
+        for (int o = 0; o < s.pass.nout; o++) {
+            if (s.pass.gathered[o]) {
+                gathered.push_back(type_of(s.pass_outs[o]));
             }
+        }
+        const halide_type_t reduced = s.src >= 0 ? type_of(s.src) : halide_type_t();
+        if (!coconet_rt::pass_types_refused(*comm_->device_library(k->device_interface), s.pass.op,
+                                            s.src >= 0 ? &reduced : nullptr, gathered)
+                 .empty()) {
+            return nullptr;
         }
         return k;
     }
@@ -831,8 +835,10 @@ private:
 
     void run_pass(int s) {
         const coconet_aot_step &st = p_.steps[s];
-        KernelContext k{this, kernel_for(st), {}, rank_, size_, st.pass.nout, false, {}, {}};
-        const bool library = k.kernel == library_kernel(st);
+        const coconet_aot_kernel *on_library = library_kernel(st);
+        const bool library = on_library != nullptr;
+        const coconet_aot_kernel *kernel = library ? on_library : kernel_of(st, kernel_sources(st));
+        KernelContext k{this, kernel, {}, rank_, size_, st.pass.nout, false, {}, {}};
         k.on_device = library || device_pass(st, *k.kernel);
         const halide_device_interface_t *iface = k.kernel->device_interface;
         for (int i = 0; i < st.nextras; i++) {

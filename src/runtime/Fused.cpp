@@ -194,18 +194,18 @@ std::string library_for(coconet_comm &comm, const FusedPlan &plan, DeviceLibrary
         return std::string("a collective library for the outputs' device on the ") +
                comm.backend() + " backend";
     }
-    for (int i = -1; i < c.nout; i++) {
-        const bool reduce = i < 0;
-        if ((reduce ? plan.reduces() : c.gathered[i] != 0) &&
-            !(*lib)->supports(reduce ? COCONET_REDUCE_SCATTER : COCONET_ALL_GATHER, c.op,
-                              (reduce ? c.src : c.outs[i])->type)) {
-            *lib = nullptr;
-            return "a library that moves " + type_name((reduce ? c.src : c.outs[i])->type) +
-                   " values" +
-                   (reduce ? " and reduces them with " + std::string(reduce_op_name(c.op)) : "");
+    std::vector<halide_type_t> gathered;
+    for (int i = 0; i < c.nout; i++) {
+        if (c.gathered[i]) {
+            gathered.push_back(c.outs[i]->type);
         }
     }
-    return "";
+    const std::string refused =
+        pass_types_refused(**lib, c.op, c.src ? &c.src->type : nullptr, gathered);
+    if (!refused.empty()) {
+        *lib = nullptr;
+    }
+    return refused;
 }
 
 void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, const Box &box) {

@@ -9,6 +9,7 @@
 #include "DeviceCollective.h"
 #include "Errors.h"
 #include "Fused.h"
+#include "Reduce.h"
 
 namespace coconet_rt {
 
@@ -240,6 +241,20 @@ int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                                                    "collective library, which runs the world's");
     }
     return move(comm, lib, op, exchange(op, comm.rank, R), in, out);
+}
+
+std::string pass_types_refused(const DeviceLibrary &lib, int op, const halide_type_t *reduced,
+                               const std::vector<halide_type_t> &gathered) {
+    if (reduced && !lib.supports(COCONET_REDUCE_SCATTER, op, *reduced)) {
+        return "a library that moves " + type_name(*reduced) + " values and reduces them with " +
+               reduce_op_name(op);
+    }
+    for (const halide_type_t &t : gathered) {
+        if (!lib.supports(COCONET_ALL_GATHER, op, t)) {
+            return "a library that moves " + type_name(t) + " values";
+        }
+    }
+    return "";
 }
 
 int run_library_fused(coconet_comm &comm, DeviceLibrary &lib, const FusedPlan &plan) {

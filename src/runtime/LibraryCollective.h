@@ -54,6 +54,13 @@ bool library_kind(int kind);
 int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,
                            const halide_buffer_t *in, halide_buffer_t *out);
 
+// What `lib` cannot move of a fused pass that reduces a source of type
+// `*reduced` with `op` (null: nothing to reduce) and gathers outputs of the
+// types `gathered`: "" when it moves them all, else "a library that moves T
+// values ...".
+std::string pass_types_refused(const DeviceLibrary &lib, int op, const halide_type_t *reduced,
+                               const std::vector<halide_type_t> &gathered);
+
 // Runs a fused pass of the whole world (COCONET_PATH_LIBRARY) through `lib`:
 // its source and outputs are device buffers of the running program's device.
 // The library reduce-scatters the members' sources into this rank's slice
