@@ -16,29 +16,63 @@ namespace apps {
 // This rank's boxes of the library's outputs, keyed by name.
 RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size);
 
+// Where a rank's buffers are placed for a call (run_aot_rank). Every rank
+// places the same buffers in the same order.
+class Placement {
+public:
+    virtual ~Placement() = default;
+    // A buffer of b's box for the call; an input gets b's contents. Throws
+    // RuntimeError.
+    virtual Halide::Buffer<> place(const Halide::Buffer<> &b, bool input) = 0;
+    // After the call: the outputs readable on the host.
+    virtual void collect(RankBuffers &outputs) { (void)outputs; }
+};
+
 // Window memory of an MPI communicator (coconet_mpi_alloc) for a rank's
 // buffers, freed with this object (buffers placed by it must not outlive it).
 // Fused passes read and write such buffers in place. Collective: every rank
 // places the same buffers in the same order.
-class WindowMemory {
+class WindowMemory : public Placement {
 public:
     explicit WindowMemory(coconet_comm *comm) : comm_(comm) {}
     WindowMemory(const WindowMemory &) = delete;
     WindowMemory &operator=(const WindowMemory &) = delete;
-    ~WindowMemory();
-    // A buffer of b's box and contents in window memory; throws RuntimeError.
-    Halide::Buffer<> place(const Halide::Buffer<> &b);
+    ~WindowMemory() override;
+    Halide::Buffer<> place(const Halide::Buffer<> &b, bool input = true) override;
 
 private:
     coconet_comm *comm_;
     std::vector<void *> blocks_;
 };
 
+// The device of a GPU-target library (coconet_aot_program::device_interface),
+// as a caller keeping its data there passes it: inputs copied there (their
+// host copies then hold garbage, to show they are not read), outputs
+// allocated there. collect() checks that every output was left newest on the
+// device and copies it to the host. Allocations are made and freed with the
+// communicator as Halide's user context (under NCCL: its CUDA context), so
+// this object must not outlive the communicator.
+class DeviceMemory : public Placement {
+public:
+    DeviceMemory(const coconet_aot_program *p, coconet_comm *comm);
+    DeviceMemory(const DeviceMemory &) = delete;
+    DeviceMemory &operator=(const DeviceMemory &) = delete;
+    ~DeviceMemory() override;
+    Halide::Buffer<> place(const Halide::Buffer<> &b, bool input) override;
+    void collect(RankBuffers &outputs) override;
+
+private:
+    const halide_device_interface_t *device_;
+    coconet_comm *comm_;
+    std::vector<Halide::Buffer<>> placed_;
+};
+
 // Allocates this rank's outputs and runs the library's program on `comm`;
 // throws RuntimeError with the runtime's message when it fails. With
-// `window`, inputs and outputs are placed in its memory first.
+// `placement`, inputs and outputs are placed by it first, and the outputs
+// collected by it after the call.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, WindowMemory *window = nullptr);
+                         const RankBuffers &inputs, Placement *placement = nullptr);
 
 // Runs body(comm) on a thread per communicator (the ranks of one world, in
 // rank order); throws the error of a rank that failed first (the others are
@@ -54,11 +88,6 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
                                          const std::vector<RankBuffers> &inputs,
                                          double timeout_seconds = 30.0);
-
-// The ranks of any world of this process (e.g. an NCCL world), a thread each.
-std::vector<RankBuffers> run_aot_ranks(const coconet_aot_program *p,
-                                       const std::vector<coconet_comm *> &comms,
-                                       const std::vector<RankBuffers> &inputs);
 
 // The generator the library was built from, with its parameters (the
 // generator must be linked into this program).

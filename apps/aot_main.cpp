@@ -22,6 +22,11 @@
 // math functions (tanh, exp) whose device versions differ from the host's in
 // the last place.
 //
+// --resident (GPU-target libraries, thread ranks or --nccl) passes every
+// rank's inputs and outputs on the library's device, as a caller keeping its
+// data there does, and fails a run whose call copies any byte between host
+// and device (COCONET_HOST_DEVICE) on any rank.
+//
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks, --repeat times (against one reference: a stress run).
 // --window (with --mpi) puts every rank's buffers in window memory
@@ -56,9 +61,37 @@ bool has_fused_pass(const coconet_aot_program *p) {
     return false;
 }
 
-// Runs every rank of the library on an NCCL world of `size` GPUs.
-std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
-                                  const std::vector<RankBuffers> &inputs) {
+// How the libraries run (the command line's flags).
+struct RunOptions {
+    bool ring = false, nccl = false, gpu = false;
+    bool window = false;   // MPI: buffers in window memory (coconet_mpi_alloc)
+    bool resident = false; // every rank's buffers on the library's device
+    int repeat = 1;
+    double tolerance = 0;
+};
+
+// Runs every rank of the library as a thread of this process: on thread
+// ranks, or on an NCCL world of `size` GPUs. host_device[r]: the bytes rank
+// r's call copied between host and device.
+std::vector<RankBuffers> run_world(const coconet_aot_program *p, int size,
+                                   const std::vector<RankBuffers> &inputs, const RunOptions &o,
+                                   std::vector<uint64_t> &host_device) {
+    std::vector<RankBuffers> outputs(size);
+    host_device.assign(size, 0);
+    auto body = [&](coconet_comm *comm) {
+        const int r = coconet_comm_rank(comm);
+        std::unique_ptr<apps::DeviceMemory> device;
+        if (o.resident) {
+            device = std::make_unique<apps::DeviceMemory>(p, comm);
+        }
+        coconet_comm_reset_counters(comm);
+        outputs[r] = apps::run_aot_rank(p, comm, inputs.at(r), device.get());
+        host_device[r] = coconet_comm_bytes_sent(comm, COCONET_HOST_DEVICE);
+    };
+    if (!o.nccl) {
+        apps::run_on_thread_ranks(size, 30.0, body);
+        return outputs;
+    }
 #if COCONET_AOT_NCCL
     std::unique_ptr<coconet_nccl_world, void (*)(coconet_nccl_world *)> world(
         coconet_nccl_world_create(size, 30.0), coconet_nccl_world_destroy);
@@ -69,9 +102,9 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
     for (int r = 0; r < size; r++) {
         comms.push_back(coconet_nccl_world_comm(world.get(), r));
     }
-    return apps::run_aot_ranks(p, comms, inputs);
+    apps::run_on_ranks(comms, body);
+    return outputs;
 #else
-    (void)p, (void)size, (void)inputs;
     throw RuntimeError("this program was built without the NCCL backend");
 #endif
 }
@@ -81,14 +114,6 @@ std::vector<RankBuffers> run_nccl(const coconet_aot_program *p, int size,
 int libraries_saving = 0, executor_saving = 0;
 // Libraries whose windows coconet_aot_release freed (--window).
 int libraries_releasing = 0;
-
-// How the libraries run (the command line's flags).
-struct RunOptions {
-    bool ring = false, nccl = false, gpu = false;
-    bool window = false; // MPI: buffers in window memory (coconet_mpi_alloc)
-    int repeat = 1;
-    double tolerance = 0;
-};
 
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
@@ -101,6 +126,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
     const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<apps::WindowMemory> window; // outlives `got`, which it may hold
     std::vector<RankBuffers> got, want;
+    std::vector<uint64_t> host_device;
     double err = 0;
     for (int k = 0; k < o.repeat; k++) {
         if (comm) {
@@ -109,11 +135,8 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
             }
             got = {apps::run_aot_rank(p, comm, inputs[rank], window.get())};
             want = {expected[rank]};
-        } else if (o.nccl) {
-            got = run_nccl(p, size, inputs);
-            want = expected;
         } else {
-            got = apps::run_aot_threads(p, size, inputs);
+            got = run_world(p, size, inputs, o, host_device);
             want = expected;
         }
         err = std::max(err, max_abs_diff(got, want));
@@ -166,12 +189,22 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
                   "), window bytes " + std::to_string(held) + ", after coconet_aot_release " +
                   std::to_string(after);
     }
+    if (o.resident) {
+        // A caller keeping its data on the device: the call copies nothing
+        // between host and device on any rank.
+        traffic = ", host<->device bytes per rank:";
+        for (uint64_t b : host_device) {
+            traffic += " " + std::to_string(b);
+            saved &= b == 0;
+        }
+    }
     const bool ok = err <= tolerance && differ.empty() && saved;
     std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",
                 p->name, size,
-                comm     ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
-                : o.nccl ? "nccl"
-                         : "threads",
+                comm         ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
+                : o.nccl     ? (o.resident ? "nccl, on the device" : "nccl")
+                : o.resident ? "threads, on the device"
+                             : "threads",
                 comm ? std::to_string(rank).c_str() : "", err, ms, traffic.c_str(),
                 differ.empty() ? "" : ", replicated outputs differ across ranks");
     return ok;
@@ -202,6 +235,8 @@ int main(int argc, char **argv) {
             mpi = true;
         } else if (std::strcmp(argv[i], "--window") == 0) {
             o.window = true;
+        } else if (std::strcmp(argv[i], "--resident") == 0) {
+            o.resident = true;
         } else if (std::strcmp(argv[i], "--nccl") == 0) {
             o.nccl = true;
         } else if (std::strcmp(argv[i], "--gpu") == 0) {

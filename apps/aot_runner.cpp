@@ -1,5 +1,6 @@
 #include "AotRunner.h"
 
+#include <cstring>
 #include <thread>
 
 #include "Generator.h"
@@ -29,7 +30,7 @@ WindowMemory::~WindowMemory() {
     }
 }
 
-Halide::Buffer<> WindowMemory::place(const Halide::Buffer<> &b) {
+Halide::Buffer<> WindowMemory::place(const Halide::Buffer<> &b, bool) {
     void *block = coconet_mpi_alloc(comm_, b.size_in_bytes());
     if (!block) {
         throw RuntimeError(coconet_comm_last_error(comm_));
@@ -41,14 +42,72 @@ Halide::Buffer<> WindowMemory::place(const Halide::Buffer<> &b) {
     return placed;
 }
 
+DeviceMemory::DeviceMemory(const coconet_aot_program *p, coconet_comm *comm)
+    : device_(p->device_interface), comm_(comm) {
+    coconet_user_assert(device_) << p->name
+                                 << " is built for the host: it has no device to "
+                                    "place buffers on.";
+}
+
+DeviceMemory::~DeviceMemory() {
+    for (Halide::Buffer<> &b : placed_) {
+        (void)b.get()->device_free(comm_);
+    }
+}
+
+namespace {
+
+void check_device(int status, const char *what, coconet_comm *comm) {
+    if (status != 0) {
+        throw RuntimeError(std::string(what) + " failed on rank " +
+                           std::to_string(coconet_comm_rank(comm)) + " (Halide error " +
+                           std::to_string(status) + ")");
+    }
+}
+
+} // namespace
+
+Halide::Buffer<> DeviceMemory::place(const Halide::Buffer<> &b, bool input) {
+    Halide::Buffer<> d = b.copy();
+    if (d.number_of_elements() == 0) {
+        return d;
+    }
+    if (input) {
+        d.set_host_dirty();
+        check_device(d.get()->copy_to_device(device_, comm_), "copying an input to the device",
+                     comm_);
+        std::memset(d.data(), 0xff, d.size_in_bytes());
+        d.set_device_dirty(true);
+    } else {
+        check_device(d.get()->device_malloc(device_, comm_), "allocating an output on the device",
+                     comm_);
+    }
+    placed_.push_back(d);
+    return d;
+}
+
+void DeviceMemory::collect(RankBuffers &outputs) {
+    for (auto &[name, b] : outputs) {
+        if (b.number_of_elements() == 0) {
+            continue;
+        }
+        if (!b.raw_buffer()->device_dirty()) {
+            throw RuntimeError("output " + name + " of rank " +
+                               std::to_string(coconet_comm_rank(comm_)) +
+                               " is not newest on the device after the call");
+        }
+        check_device(b.get()->copy_to_host(comm_), "copying an output to the host", comm_);
+    }
+}
+
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, WindowMemory *window) {
+                         const RankBuffers &inputs, Placement *placement) {
     RankBuffers in = inputs;
     RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
     // Every rank places the same names in the same (map) order.
     for (RankBuffers *buffers : {&in, &out}) {
-        for (auto it = buffers->begin(); window && it != buffers->end(); ++it) {
-            it->second = window->place(it->second);
+        for (auto it = buffers->begin(); placement && it != buffers->end(); ++it) {
+            it->second = placement->place(it->second, buffers == &in);
         }
     }
     std::vector<halide_buffer_t *> args;
@@ -62,6 +121,9 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
     }
     if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));
+    }
+    if (placement) {
+        placement->collect(out);
     }
     return out;
 }
@@ -105,17 +167,6 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
         comms.push_back(coconet_threads_world_comm(world.get(), r));
     }
     run_on_ranks(comms, body);
-}
-
-std::vector<RankBuffers> run_aot_ranks(const coconet_aot_program *p,
-                                       const std::vector<coconet_comm *> &comms,
-                                       const std::vector<RankBuffers> &inputs) {
-    std::vector<RankBuffers> outputs(comms.size());
-    run_on_ranks(comms, [&](coconet_comm *comm) {
-        const int r = coconet_comm_rank(comm);
-        outputs[r] = run_aot_rank(p, comm, inputs.at(r));
-    });
-    return outputs;
 }
 
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,

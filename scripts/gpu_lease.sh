@@ -18,13 +18,17 @@ pack=.gpu
 
 if [ "${1:-}" = pack ]; then
     build=${BUILD_DIR:-build}
-    bins=("$build/apps/coconet_aot_cuda_app" "$build/test/test_device"
-          "$build/tutorials/lesson_09_gpu" "$build/apps/bench/coconet_gpu_adam_bench")
+    bins=(apps/coconet_aot_cuda_app test/test_device tutorials/lesson_09_gpu
+          apps/bench/coconet_gpu_adam_bench)
     halide=$(ldd "$build/test/test_device" | awk '/libHalide.so/ {print $3}')
-    rm -rf "$pack" && mkdir -p "$pack/bin" "$pack/lib" || exit 1
-    cp "${bins[@]}" "$pack/bin/" || exit 1
+    rm -rf "$pack" && mkdir -p "$pack/lib" "$pack/build" || exit 1
+    # The `gpu` tests' binaries and CTest files at their places in the build
+    # folder, whose path is recorded: ctest -L gpu runs there as here.
+    (cd "$build" && { find . -name CTestTestfile.cmake; printf '%s\n' "${bins[@]}"; } |
+        xargs cp --parents -t "$OLDPWD/$pack/build") || exit 1
+    echo "$PWD ${build#./}" >"$pack/where" # the checkout and the build folder in it
     # Open MPI and what it needs; the driver, CUDA's runtime and NCCL are there.
-    ldd "${bins[@]}" | awk '/=> \// {print $3}' | sort -u |
+    (cd "$build" && ldd "${bins[@]}") | awk '/=> \// {print $3}' | sort -u |
         grep -E 'lib(mpi|open-|hwloc|event|udev)' | xargs -r cp -L -t "$pack/lib/"
     cached=${XDG_CACHE_HOME:-$HOME/.cache}/coconet/libHalide.so.xz
     if [ ! -f "$cached" ] || [ "$cached" -ot "$halide" ]; then
@@ -52,7 +56,11 @@ cudart=$(find /usr/local/cuda*/ -name 'libcudart.so.13' 2>/dev/null | head -1)
 echo "nccl: $nccl"
 echo "cudart: $cudart"
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:$(dirname "$nccl"):$(dirname "$cudart"):${LD_LIBRARY_PATH:-}"
-bin=$PWD/.gpu/bin
+command -v ctest >/dev/null || PATH=$PATH:$(python3 -c 'import cmake; print(cmake.CMAKE_BIN_DIR)')
+read -r root build <.gpu/where
+mkdir -p "$build" && cp -r .gpu/build/. "$build/" || exit 1
+[ "$root" = "$PWD" ] || find "$build" -name CTestTestfile.cmake -exec sed -i "s|$root|$PWD|g" {} +
+bin=$PWD/$build
 failed=0
 step() { # step SECONDS CMD...: one check, against a deadline; the log names each
     local limit=$1 start=$SECONDS
@@ -63,13 +71,13 @@ step() { # step SECONDS CMD...: one check, against a deadline; the log names eac
     echo "rc=$rc ($((SECONDS - start)) s)"
     [ $rc -eq 0 ] || failed=$((failed + 1))
 }
-step 120 "$bin/coconet_aot_cuda_app" --gpu --ranks 1,3,4
-step 120 COCONET_DEVICE_COLLECTIVES=library "$bin/coconet_aot_cuda_app" --gpu --ranks 2,3
-step 120 "$bin/coconet_aot_cuda_app" --gpu --nccl --ranks 1,2
-step 60 "$bin/lesson_09_gpu"
-step 60 "$bin/coconet_gpu_adam_bench" --reps 50
-step 240 COCONET_TEST_DEVICE=cuda "$bin/test_device"
+step 420 ctest --test-dir "$build" -L gpu --output-on-failure -V
+step 60 COCONET_DEVICE_COLLECTIVES=library "$bin/apps/coconet_aot_cuda_app" --gpu --ranks 2,3
+step 60 COCONET_DEVICE_COLLECTIVES=library "$bin/apps/coconet_aot_cuda_app" --gpu --resident \
+    --ranks 3 aot_adam_cuda aot_megatron_mlp_cuda aot_embedding_all_to_all_cuda \
+    aot_gemv_all_reduce_cuda aot_gemm_all_to_all_cuda
+step 60 "$bin/apps/bench/coconet_gpu_adam_bench" --reps 50
 step 120 PYTHONUNBUFFERED=1 python3 apps/bench/torch_adam.py --reps 50
-step 60 "$bin/coconet_gpu_adam_bench" --reps 50
+step 60 "$bin/apps/bench/coconet_gpu_adam_bench" --reps 50
 echo "$failed check(s) failed"
 date

@@ -171,7 +171,7 @@ struct AotCall {
         window = std::make_unique<apps::WindowMemory>(comm);
         for (size_t i = 0; i < args.size(); i++) {
             Halide::Buffer<> &b = buffers.at(p->values[p->args[i]].name);
-            b = window->place(b);
+            b = window->place(b, i < (size_t)p->ninputs);
             args[i] = b.raw_buffer();
         }
     }

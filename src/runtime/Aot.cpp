@@ -295,23 +295,28 @@ private:
         return copy;
     }
 
-    // Memory the steps can address: extents >= 0, positive strides (Halide
-    // takes others, the runtime's copies do not), a byte span that fits in
-    // 64 bits, and host memory behind a non-empty box: a buffer without is a
-    // bounds query to Halide, which would return without computing anything,
-    // and the runtime's passes and copies read and write host memory even
-    // where a pipeline runs on a device.
+    // Memory the steps can address: extents >= 0, positive strides where
+    // the box is not empty (Halide takes others, the runtime's copies do
+    // not; an empty buffer's strides address nothing, and Halide's copy of
+    // one has zeros), a byte span that fits in 64 bits, and host memory
+    // behind a non-empty box: a buffer without is a bounds query to Halide,
+    // which would return without computing anything, and the runtime's
+    // passes and copies read and write host memory even where a pipeline
+    // runs on a device.
     void check_layout(const std::string &what, const halide_buffer_t *b) const {
         int64_t span = 1;
         bool empty = false;
         for (int d = 0; d < b->dimensions; d++) {
+            if (b->dim[d].extent < 0) {
+                fail(COCONET_ERR_INVALID, what + ": dimension " + std::to_string(d) +
+                                              " has extent " + std::to_string(b->dim[d].extent));
+            }
+            empty |= b->dim[d].extent == 0;
+        }
+        for (int d = 0; d < b->dimensions; d++) {
             const halide_dimension_t &dim = b->dim[d];
             const std::string where = what + ": dimension " + std::to_string(d);
-            if (dim.extent < 0) {
-                fail(COCONET_ERR_INVALID, where + " has extent " + std::to_string(dim.extent));
-            }
-            empty |= dim.extent == 0;
-            if (dim.extent > 1 && dim.stride <= 0) {
+            if (!empty && dim.extent > 1 && dim.stride <= 0) {
                 fail(COCONET_ERR_INVALID, where + " has stride " + std::to_string(dim.stride) +
                                               "; the runtime takes positive strides");
             }
