@@ -18,9 +18,9 @@ RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int siz
 
 // Where a rank's buffers are placed for a call (run_aot_rank). Every rank
 // places the same buffers in the same order.
-class Placement {
+class BufferPlacement {
 public:
-    virtual ~Placement() = default;
+    virtual ~BufferPlacement() = default;
     // A buffer of b's box for the call; an input gets b's contents. Throws
     // RuntimeError.
     virtual Halide::Buffer<> place(const Halide::Buffer<> &b, bool input) = 0;
@@ -32,7 +32,7 @@ public:
 // buffers, freed with this object (buffers placed by it must not outlive it).
 // Fused passes read and write such buffers in place. Collective: every rank
 // places the same buffers in the same order.
-class WindowMemory : public Placement {
+class WindowMemory : public BufferPlacement {
 public:
     explicit WindowMemory(coconet_comm *comm) : comm_(comm) {}
     WindowMemory(const WindowMemory &) = delete;
@@ -52,7 +52,7 @@ private:
 // device and copies it to the host. Allocations are made and freed with the
 // communicator as Halide's user context (under NCCL: its CUDA context), so
 // this object must not outlive the communicator.
-class DeviceMemory : public Placement {
+class DeviceMemory : public BufferPlacement {
 public:
     DeviceMemory(const coconet_aot_program *p, coconet_comm *comm);
     DeviceMemory(const DeviceMemory &) = delete;
@@ -72,7 +72,7 @@ private:
 // `placement`, inputs and outputs are placed by it first, and the outputs
 // collected by it after the call.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, Placement *placement = nullptr);
+                         const RankBuffers &inputs, BufferPlacement *placement = nullptr);
 
 // Runs body(comm) on a thread per communicator (the ranks of one world, in
 // rank order); throws the error of a rank that failed first (the others are

@@ -101,7 +101,7 @@ void DeviceMemory::collect(RankBuffers &outputs) {
 }
 
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, Placement *placement) {
+                         const RankBuffers &inputs, BufferPlacement *placement) {
     RankBuffers in = inputs;
     RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
     // Every rank places the same names in the same (map) order.
