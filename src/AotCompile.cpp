@@ -191,9 +191,11 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     }
     for (const Combiner &c : gpu ? device_combiners(a) : std::vector<Combiner>{}) {
         const std::string name = fn + "_combine_" + combiner_name(c);
-        CombinerPipeline cp = build_combiner(c);
+        const std::string identity = fn + "_identity_" + combiner_name(c);
+        CombinerPipeline cp = build_combiner(c), id = build_identity(c);
         add_module(cp.pipeline, cp.arguments, name);
-        plan.combiners.push_back(ProgramCombiner{(int)c.op, c.type, name});
+        add_module(id.pipeline, id.arguments, identity);
+        plan.combiners.push_back(ProgramCombiner{(int)c.op, c.type, name, identity});
     }
     if (gpu) {
         placement << "  " << device_collectives_text(a, spmd) << "\n";

@@ -160,6 +160,7 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
     }
     for (const ProgramCombiner &c : plan.combiners) {
         functions.insert(c.function);
+        functions.insert(c.identity);
     }
     std::set<std::string> interfaces;
     if (!plan.device_interface.empty()) {
@@ -243,8 +244,9 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
         tables << "const coconet_aot_combiner combiners[] = {\n";
         for (const ProgramCombiner &c : plan.combiners) {
             tables << "    "
-                   << Fields()("op", c.op)("type_code", (int)c.type.code())(
-                          "type_bits", c.type.bits())("function", function(c.function))
+                   << Fields()("op", c.op)("type_code", (int)c.type.code())("type_bits",
+                                                                            c.type.bits())(
+                          "function", function(c.function))("identity", function(c.identity))
                           .str()
                    << ",\n";
         }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -60,7 +61,6 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
 
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
     switch (f.collective->kind) {
-    case CollectiveKind::Reduce: return "the root's result, the op's identity elsewhere: not built";
     case CollectiveKind::SendRecv: return "a send between the groups of world.split";
     default: break;
     }
@@ -107,7 +107,8 @@ std::vector<Combiner> device_combiners(const Analysis &a) {
             continue;
         }
         const CollectiveKind k = c.collective->kind;
-        if (k == CollectiveKind::AllReduce || k == CollectiveKind::ReduceScatter) {
+        if (k == CollectiveKind::AllReduce || k == CollectiveKind::ReduceScatter ||
+            k == CollectiveKind::Reduce) {
             found.insert(Combiner{c.collective->op, c.func.type()});
         }
     }
@@ -128,6 +129,22 @@ CombinerPipeline build_combiner(const Combiner &c) {
     out(i) = value;
     out.gpu_tile(i, block, thread, 256, Halide::TailStrategy::GuardWithIf);
     return CombinerPipeline{Halide::Pipeline(out), {x, y}};
+}
+
+CombinerPipeline build_identity(const Combiner &c) {
+    const double inf = std::numeric_limits<double>::infinity();
+    Expr value;
+    switch (c.op) {
+    case ReduceOp::Prod: value = make_one(c.type); break;
+    case ReduceOp::Max: value = c.type.is_float() ? make_const(c.type, -inf) : c.type.min(); break;
+    case ReduceOp::Min: value = c.type.is_float() ? make_const(c.type, inf) : c.type.max(); break;
+    default: value = make_zero(c.type); break;
+    }
+    Halide::Var i("i"), block("block"), thread("thread");
+    Func out("identity");
+    out(i) = value;
+    out.gpu_tile(i, block, thread, 256, Halide::TailStrategy::GuardWithIf);
+    return CombinerPipeline{Halide::Pipeline(out), {}};
 }
 
 } // namespace coconet

@@ -63,6 +63,10 @@ struct CombinerPipeline {
 };
 CombinerPipeline build_combiner(const Combiner &c);
 
+// The identity kernel coconet_aot_combiner describes: out(x) = the op's
+// identity (the host's: infinities for float max and min), no arguments.
+CombinerPipeline build_identity(const Combiner &c);
+
 } // namespace coconet
 
 #endif

@@ -205,11 +205,15 @@ JitProgram::JitProgram(const Program &program, const Halide::Target &target)
     }
     for (const Combiner &c : target_.has_gpu_feature() ? device_combiners(lowered_.analysis)
                                                        : std::vector<Combiner>{}) {
-        CombinerPipeline cp = build_combiner(c);
+        CombinerPipeline cp = build_combiner(c), id = build_identity(c);
         combiner_functions_.push_back(std::make_unique<Function>(
             Function{cp.pipeline.compile_to_callable(cp.arguments, target_), 4}));
+        combiner_functions_.push_back(std::make_unique<Function>(
+            Function{id.pipeline.compile_to_callable(id.arguments, target_), 2}));
+        const size_t n = combiner_functions_.size();
         combiners_.push_back(coconet_aot_combiner{(int32_t)c.op, c.type.code(), c.type.bits(),
-                                                  combiner_functions_.back()->c_function()});
+                                                  combiner_functions_[n - 2]->c_function(),
+                                                  combiner_functions_[n - 1]->c_function()});
     }
 }
 

@@ -62,6 +62,7 @@ struct ProgramCombiner {
     int op;
     Halide::Type type;
     std::string function; // its name in an AOT library
+    std::string identity; // the identity kernel's
 };
 
 struct ProgramPlan {

@@ -283,6 +283,29 @@ TEST_CASE("unfused collectives among ranks sharing a device copy nothing to the 
     check_resident(apps::gemv_all_reduce(gemv), 0.0);
 }
 
+TEST_CASE("a reduce among ranks sharing a device copies nothing to the host",
+          "[device][resident]") {
+    // The root folds the members' inputs with the combiner kernel (or the
+    // library reduces them: COCONET_DEVICE_COLLECTIVES=library, as NCCL's
+    // ncclReduce); the other ranks get the op's identity from the identity
+    // kernel (infinities for a float max, an int's extremes for a min), as
+    // the reference has them.
+    for (const char *mode : {"device", "library"}) {
+        coconet_test::ScopedEnv collectives("COCONET_DEVICE_COLLECTIVES", mode);
+        for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}) {
+            for (const Halide::Type &t : {Halide::Float(32), Halide::Int(32)}) {
+                for (int root : {0, 2}) {
+                    INFO(mode << ": op " << (int)op << ", " << t << ", root " << root);
+                    DFunc x = input("x", t, {7, 3}, Local());
+                    Program p("reduce");
+                    p.output(reduce(x, root, op), Local());
+                    check_resident(p, 0.0, make_inputs, root + 1);
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("overlapped collectives among ranks sharing a device copy nothing to the host",
           "[device][resident]") {
     // The executor's chunk loop: each tile produced on the device, moved by

@@ -244,7 +244,7 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     DFunc sum = all_reduce(g, ReduceOp::Sum, "sum");
     DFunc biggest = all_reduce(h, ReduceOp::Max, "biggest");
     DFunc scattered = reduce_scatter(g, 0, ReduceOp::Prod, "scattered");
-    DFunc rooted = reduce(g, 0, ReduceOp::Sum, "rooted");
+    DFunc rooted = reduce(g, 0, ReduceOp::Min, "rooted");
     Halide::RDom k(0, n);
     DFunc part("part");
     part() = 0.0f;
@@ -261,36 +261,35 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     p.output(y, Replicated()).output(z, Sliced(0)).output(w, Local());
 
     const LoweredProgram gpu = lower(p, Halide::DeviceAPI::OpenCL);
-    // Collectives of the world move on the device; a scalar (read by host
-    // code) and a reduce stay on the host.
-    for (const char *name : {"sum", "biggest", "scattered"}) {
+    // Collectives of the world move on the device, a reduce too; a scalar
+    // (read by host code) stays on the host.
+    for (const char *name : {"sum", "biggest", "scattered", "rooted"}) {
         INFO(name);
         const Stage s = stage_of(gpu.spmd, name);
         CHECK(s.api == Halide::DeviceAPI::OpenCL);
         CHECK(s.desc.device == 1);
     }
-    for (const char *name : {"total", "rooted"}) {
-        INFO(name);
-        const Stage s = stage_of(gpu.spmd, name);
-        CHECK(s.api == Halide::DeviceAPI::Host);
-        CHECK(s.desc.device == 0);
-    }
+    const Stage host_stage = stage_of(gpu.spmd, "total");
+    CHECK(host_stage.api == Halide::DeviceAPI::Host);
+    CHECK(host_stage.desc.device == 0);
     CHECK_THAT(why_not_on_device(*contents(total), gpu.analysis), Contains("a scalar"));
-    CHECK_THAT(why_not_on_device(*contents(rooted), gpu.analysis), Contains("not built"));
+    CHECK(why_not_on_device(*contents(rooted), gpu.analysis).empty());
     // The executor refuses empty slices of the device stages' outputs.
     std::set<const DFuncContents *> stages(gpu.spmd.device_stages.begin(),
                                            gpu.spmd.device_stages.end());
-    CHECK(stages ==
-          std::set<const DFuncContents *>{contents(sum), contents(biggest), contents(scattered)});
-    // One combiner per op and type of a device reduction.
+    CHECK(stages == std::set<const DFuncContents *>{contents(sum), contents(biggest),
+                                                    contents(scattered), contents(rooted)});
+    // One combiner per op and type of a device reduction, the reduce's too.
     const std::vector<Combiner> combiners = device_combiners(gpu.analysis);
-    REQUIRE(combiners.size() == 3);
+    REQUIRE(combiners.size() == 4);
     CHECK(combiners[0].op == ReduceOp::Sum);
     CHECK(combiners[0].type == Halide::Float(32));
     CHECK(combiners[1].op == ReduceOp::Prod);
     CHECK(combiners[2].op == ReduceOp::Max);
     CHECK(combiners[2].type == Halide::Int(32));
     CHECK(combiner_name(combiners[2]) == "max_int32");
+    CHECK(combiners[3].op == ReduceOp::Min);
+    CHECK(combiners[3].type == Halide::Float(32));
     const std::string text = device_collectives_text(gpu.analysis, gpu.spmd);
     CHECK_THAT(text, Contains("collectives on device buffers among ranks sharing the device"));
     CHECK_THAT(text, Contains("sum (all_reduce)"));

@@ -28,11 +28,30 @@ const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
     return nullptr;
 }
 
+int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
+    const coconet_aot_combiner *c = find_combiner(comm.running, op.red, out->type);
+    if (want.empty()) {
+        return 0;
+    }
+    if (!c) {
+        return halide_error_code_internal_error; // library_for and shares_device check first
+    }
+    DeviceTemp fill(comm, want, out->type);
+    int rc = device_malloc(comm, &fill.view.buf, out->device_interface);
+    if (rc == 0) {
+        Flat flat(&fill.view.buf);
+        void *uc = &comm;
+        void *args[] = {&uc, &flat.buf};
+        rc = c->identity.call(c->identity.context, args);
+    }
+    return rc == 0 ? device_copy_box(comm, &fill.view.buf, out, want) : rc;
+}
+
 namespace {
 
 // Kinds whose device stage reads peers' device buffers where they are.
 bool moves_on_device(int kind) {
-    return kind != COCONET_REDUCE && kind != COCONET_SEND_RECV;
+    return kind != COCONET_SEND_RECV;
 }
 
 // acc = combiner(acc, next), element-wise on the device.
@@ -126,7 +145,9 @@ DeviceLibrary *library_for(coconet_comm &comm, int kind, int red, const halide_t
         return nullptr;
     }
     DeviceLibrary *lib = comm.device_library(comm.running->device_interface);
-    return lib && lib->supports(kind, red, type) ? lib : nullptr;
+    // A reduce's other ranks take the op's identity from the program's kernel.
+    const bool fills = kind != COCONET_REDUCE || find_combiner(comm.running, red, type);
+    return lib && lib->supports(kind, red, type) && fills ? lib : nullptr;
 }
 
 // Whether comm's ranks share the device and move this collective there
@@ -203,8 +224,11 @@ int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *
     if (want.empty()) {
         return COCONET_OK;
     }
-    if (is_reduction(op.kind)) {
-        // ALL_REDUCE, REDUCE_SCATTER: this rank's box of the members' fold.
+    if (op.kind == COCONET_REDUCE && comm.rank != op.src.first + op.root) {
+        rc = fill_identity(comm, op, out, want);
+    } else if (is_reduction(op.kind)) {
+        // ALL_REDUCE, REDUCE_SCATTER, a REDUCE's root: this rank's box of the
+        // members' fold.
         rc = reduce_on_device(comm, op, out, want);
     } else if (op.kind == COCONET_BROADCAST) {
         rc = device_copy_box(comm, op.peer_inputs[op.src.first + op.root], out, want);

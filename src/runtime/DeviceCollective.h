@@ -2,8 +2,9 @@
 // (coconet_collective_desc::device). Among ranks sharing the device (the
 // threads backend) they read their peers' device buffers where they are:
 // gathers, all_to_alls and broadcasts are device copies, reductions
-// (all_reduce, reduce_scatter) fold the members'
-// inputs in rank order with the program's combiner kernel, and no byte
+// (all_reduce, reduce_scatter, a reduce's root) fold the members' inputs in
+// rank order with the program's combiner kernel, a reduce's other ranks get
+// the op's identity from the program's identity kernel, and no byte
 // crosses between host and device. A backend with a collective library that
 // moves device memory (NCCL) runs them through it (LibraryCollective.h),
 // also without a host copy. Other backends and kinds, or a reduction with no
@@ -37,6 +38,11 @@ int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int
 // The program's combiner kernel for `op` over elements of type t, or null.
 const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
                                           const halide_type_t &t);
+
+// Fills `want` of device buffer `out` with the identity of op's reduction
+// (a reduce's result off its root) by the running program's identity
+// kernel; returns 0 or a Halide error.
+int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want);
 
 // Runs `op`, a device stage (arguments checked, this rank a participant), on
 // comm: `out` has a device allocation and holds the result there on return.

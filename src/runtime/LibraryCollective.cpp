@@ -165,9 +165,10 @@ Exchange exchange(const Op &op, int rank, int R) {
         }
         return x;
     }
-    // The whole value (or chunk) for all_reduce and broadcast, else every
-    // rank's slice in rank order.
-    if (op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_BROADCAST) {
+    // The whole value (or chunk) for all_reduce, reduce and broadcast, else
+    // every rank's slice in rank order.
+    if (op.kind == COCONET_ALL_REDUCE || op.kind == COCONET_REDUCE ||
+        op.kind == COCONET_BROADCAST) {
         const Box whole = op.output_limit(rank);
         return Exchange{{whole}, {whole}, whole.count()};
     }
@@ -206,6 +207,7 @@ int move(coconet_comm &comm, DeviceLibrary &lib, const Op &stage, const Exchange
     int rc = COCONET_OK;
     switch (stage.kind) {
     case COCONET_ALL_REDUCE: rc = lib.all_reduce(stage, stage.red, from, recv.flat()); break;
+    case COCONET_REDUCE: rc = lib.reduce(stage, stage.red, stage.root, from, recv.flat()); break;
     case COCONET_BROADCAST: rc = lib.broadcast(stage, stage.root, from, recv.flat()); break;
     case COCONET_REDUCE_SCATTER:
         rc = lib.reduce_scatter(stage, stage.red, from, recv.flat());
@@ -215,6 +217,10 @@ int move(coconet_comm &comm, DeviceLibrary &lib, const Op &stage, const Exchange
     }
     if (rc != COCONET_OK) {
         return rc;
+    }
+    if (stage.kind == COCONET_REDUCE && comm.rank != stage.src.first + stage.root) {
+        const int filled = fill_identity(comm, stage, out, box_of(out));
+        return filled == 0 ? COCONET_OK : backend_error(comm, stage, "filling its output", filled);
     }
     if (recv.copied()) {
         const int copied = recv.unpack(out);
@@ -229,7 +235,8 @@ int move(coconet_comm &comm, DeviceLibrary &lib, const Op &stage, const Exchange
 
 bool library_kind(int kind) {
     return kind == COCONET_ALL_REDUCE || kind == COCONET_REDUCE_SCATTER ||
-           kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST || kind == COCONET_ALL_TO_ALL;
+           kind == COCONET_ALL_GATHER || kind == COCONET_BROADCAST || kind == COCONET_REDUCE ||
+           kind == COCONET_ALL_TO_ALL;
 }
 
 int run_library_collective(coconet_comm &comm, DeviceLibrary &lib, const Op &op,

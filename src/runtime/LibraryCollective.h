@@ -18,8 +18,9 @@ struct FusedPlan;
 
 // A collective library's operations, called by every rank of the world at
 // the same point with buffers of one element type: dense, one dimension
-// [0, count), on the running program's device. all_reduce and broadcast
-// move `count` elements; reduce_scatter reduces R segments of
+// [0, count), on the running program's device. all_reduce, reduce and
+// broadcast move `count` elements (reduce writes `recv` on the root only);
+// reduce_scatter reduces R segments of
 // recv's count from `send` into the rank's `recv`; all_gather concatenates
 // every rank's `send` into R segments of `recv`, in rank order; all_to_all
 // sends segment q of `send` (R of recv's count) to rank q, which receives it
@@ -34,6 +35,8 @@ struct DeviceLibrary {
     virtual bool supports(int kind, int red, const halide_type_t &t) const = 0;
     virtual int all_reduce(const Op &stage, int red, const halide_buffer_t *send,
                            halide_buffer_t *recv) = 0;
+    virtual int reduce(const Op &stage, int red, int root, const halide_buffer_t *send,
+                       halide_buffer_t *recv) = 0;
     // `send` is read on the root only.
     virtual int broadcast(const Op &stage, int root, const halide_buffer_t *send,
                           halide_buffer_t *recv) = 0;
@@ -44,7 +47,9 @@ struct DeviceLibrary {
 };
 
 // Whether a collective of `kind` is one a library moves: all_reduce,
-// reduce_scatter, all_gather, broadcast and all_to_all.
+// reduce_scatter, all_gather, broadcast, reduce (the other ranks' output
+// filled with the op's identity by the program's identity kernel) and
+// all_to_all.
 bool library_kind(int kind);
 
 // Runs `op` (a collective of the whole world, arguments checked)

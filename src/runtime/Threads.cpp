@@ -78,6 +78,10 @@ struct ThreadsLibrary : coconet_rt::DeviceLibrary {
                    halide_buffer_t *recv) override {
         return call(stage, COCONET_ALL_REDUCE, red, 0, send, recv);
     }
+    int reduce(const Op &stage, int red, int root, const halide_buffer_t *send,
+               halide_buffer_t *recv) override {
+        return call(stage, COCONET_REDUCE, red, root, send, recv);
+    }
     int broadcast(const Op &stage, int root, const halide_buffer_t *send,
                   halide_buffer_t *recv) override {
         return call(stage, COCONET_BROADCAST, COCONET_SUM, root, send, recv);

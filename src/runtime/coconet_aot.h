@@ -46,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 7
+#define COCONET_AOT_VERSION 8
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -76,11 +76,14 @@ typedef struct {
 // ranks sharing it: out(x) = op(a(x), b(x)) over 1-D dense buffers of one
 // type, a and out possibly the same buffer. Arguments: user_context, a, b,
 // out. The executor folds the members' inputs with it in rank order, so the
-// result is the reference's bit for bit.
+// result is the reference's bit for bit. `identity` fills a 1-D dense buffer
+// with the op's identity (a reduce's result off its root, as on the host);
+// arguments: user_context, out.
 typedef struct {
     int32_t op;                   // coconet_reduce_op
     int32_t type_code, type_bits; // halide_type_t's code and bits
     coconet_function function;
+    coconet_function identity;
 } coconet_aot_combiner;
 
 typedef enum {

@@ -260,6 +260,15 @@ struct NcclComm : coconet_comm, coconet_rt::DeviceLibrary {
         });
     }
 
+    // recv is written on the root only (the runtime fills the others').
+    int reduce(const coconet_rt::Op &stage, int red, int root, const halide_buffer_t *send,
+               halide_buffer_t *recv) override {
+        return library_call(stage, recv, [&](ncclDataType_t type) {
+            return ncclReduce(address(send), address(recv), count(recv), type, nccl_op(red), root,
+                              nccl, stream);
+        });
+    }
+
     int broadcast(const coconet_rt::Op &stage, int root, const halide_buffer_t *send,
                   halide_buffer_t *recv) override {
         return library_call(stage, recv, [&](ncclDataType_t type) {
