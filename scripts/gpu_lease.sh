@@ -7,8 +7,8 @@
 #                               carried to the device machine)
 #   scripts/gpu_lease.sh run    there: every `gpu` test, the CUDA libraries on
 #                               thread ranks and on an NCCL world, the library
-#                               path on CUDA, the fused Adam benchmark and the
-#                               PyTorch baselines; the log goes to $OUT/gpu.log
+#                               path on CUDA, the fused Adam and norm benchmarks
+#                               and the PyTorch baselines; the log goes to $OUT/gpu.log
 #
 # The device machine has the driver, CUDA 13, NCCL and PyTorch but no Halide or
 # Open MPI, and nothing can be fetched there: the binaries are built here.
@@ -19,7 +19,7 @@ pack=.gpu
 if [ "${1:-}" = pack ]; then
     build=${BUILD_DIR:-build}
     bins=(apps/coconet_aot_cuda_app test/test_device tutorials/lesson_09_gpu
-          apps/bench/coconet_gpu_adam_bench)
+          apps/bench/coconet_gpu_adam_bench apps/bench/coconet_gpu_norm_bench)
     halide=$(ldd "$build/test/test_device" | awk '/libHalide.so/ {print $3}')
     rm -rf "$pack" && mkdir -p "$pack/lib" "$pack/build" || exit 1
     # The `gpu` tests' binaries and CTest files at their places in the build
@@ -79,5 +79,7 @@ step 60 COCONET_DEVICE_COLLECTIVES=library "$bin/apps/coconet_aot_cuda_app" --gp
 step 60 "$bin/apps/bench/coconet_gpu_adam_bench" --reps 50
 step 120 PYTHONUNBUFFERED=1 python3 apps/bench/torch_adam.py --reps 50
 step 60 "$bin/apps/bench/coconet_gpu_adam_bench" --reps 50
+step 60 "$bin/apps/bench/coconet_gpu_norm_bench" --reps 20
+step 60 python3 apps/bench/torch_norm.py --reps 20
 echo "$failed check(s) failed"
 date

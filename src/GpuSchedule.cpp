@@ -120,6 +120,70 @@ Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
     return Halide::Internal::simplify(cond);
 }
 
+// Whether e calls an impure extern function (one Halide cannot move).
+bool calls_impure(const Halide::Expr &e) {
+    class Impure : public IRVisitor {
+    public:
+        bool found = false;
+
+    private:
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found |= op->call_type == Call::Extern || op->call_type == Call::ExternCPlusPlus;
+            IRVisitor::visit(op);
+        }
+    } v;
+    e.accept(&v);
+    return v.found;
+}
+
+// A scalar reduction's parts, each added by a GPU thread of its own: many,
+// so that the loads in flight stream a vector at the device's bandwidth,
+// then few, which one thread adds.
+constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256;
+
+// Splits f's reduction over `r` into `parts` interleaved parts (r = i *
+// parts + part: the threads of a warp read adjacent elements), each part's
+// sum an element of a Func on the GPU (rfactor). f then adds those
+// elements; returns the reduction variable that does.
+Halide::RVar reduce_in_parts(Func f, Halide::RVar r, int parts, const std::string &name) {
+    const auto guard = Halide::TailStrategy::GuardWithIf;
+    Halide::RVar i(name + "_i"), part(name + "_part");
+    Halide::Var u(name + "_u"), block("block"), thread("thread");
+    f.update(0).split(r, i, part, parts, guard);
+    Func sums = f.update(0).rfactor(part, u);
+    sums.compute_root().gpu_tile(u, block, thread, 256, guard);
+    sums.update(0).gpu_tile(u, block, thread, 256, guard);
+    return part;
+}
+
+// A scalar reduction over one reduction variable (a norm: `f() += e(r)`)
+// on the GPU in three levels: kReductionParts parts, then
+// kReductionPartsOfParts parts of those, then their sum by one GPU thread.
+// The order of addition is therefore not the reference's. Returns "" when
+// scheduled, else why the Func stays on the host.
+std::string gpu_scalar_reduction(Func f) {
+    const Function &fn = f.function();
+    if (fn.updates().size() != 1 || f.rvars(0).size() != 1) {
+        return "a scalar";
+    }
+    // The parts' Func indexes with the reduction's bounds, which then run
+    // where the parts do: only pure calls are lifted out to the host.
+    const Halide::Internal::ReductionVariable &rv = fn.updates()[0].schedule().rvars()[0];
+    if (calls_impure(rv.min) || calls_impure(rv.extent)) {
+        return "a scalar";
+    }
+    try {
+        Halide::RVar parts = reduce_in_parts(f, f.rvars(0)[0], kReductionParts, "parts");
+        reduce_in_parts(f, parts, kReductionPartsOfParts, "sums");
+    } catch (const Halide::Error &) {
+        return "a scalar reduction whose parts Halide cannot add separately";
+    }
+    f.gpu_single_thread();
+    f.update(0).gpu_single_thread();
+    return "";
+}
+
 } // namespace
 
 std::string gpu_tile_func(Func f, const Halide::Expr &when) {
@@ -128,7 +192,11 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
         return "an extern stage";
     }
     if (fn.dimensions() == 0) {
-        return "a scalar";
+        if (has_stage_directives(fn) || calls_of(fn).host_only ||
+            (when.defined() && !Halide::Internal::is_const_one(Halide::Internal::simplify(when)))) {
+            return "a scalar";
+        }
+        return gpu_scalar_reduction(f);
     }
     if (has_stage_directives(fn)) {
         return "scheduled by the user";

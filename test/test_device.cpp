@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "../apps/Apps.h"
+#include "GpuSchedule.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -75,6 +76,35 @@ const std::vector<apps::Schedule> schedules = {apps::Schedule::None, apps::Sched
 
 TEST_CASE("adam on the device", "[device][adam]") {
     check_app_on_device("adam");
+}
+
+TEST_CASE("a scalar reduction adds its parts on the device", "[device][lamb]") {
+    // The GPU pass's three levels (parts, parts of parts, one thread) over
+    // more elements than parts and not a multiple of them; integers, so any
+    // order of addition gives the exact sum.
+    for (int n : {1000, 70001, 300007}) {
+        INFO(n << " elements");
+        Halide::ImageParam in(Halide::Int(32), 1, "in");
+        Halide::RDom k(0, n, "k");
+        Halide::Func total("total");
+        total() = Halide::cast<int64_t>(0);
+        total() += Halide::cast<int64_t>(in(k)*in(k));
+        total.compute_root();
+        const GpuPlacement p = schedule_for_gpu(Halide::Pipeline(total), [](const std::string &) {
+            return GpuCondition{Halide::Internal::const_true(), ""};
+        });
+        CHECK(p.gpu == std::vector<std::string>{"total"});
+        Halide::Buffer<int32_t> x(n);
+        int64_t want = 0;
+        for (int i = 0; i < n; i++) {
+            x(i) = i % 1009 - 504;
+            want += (int64_t)x(i) * x(i);
+        }
+        in.set(x);
+        Halide::Buffer<int64_t> got = Halide::Pipeline(total).realize({}, target);
+        got.copy_to_host();
+        CHECK(got() == want);
+    }
 }
 
 TEST_CASE("lamb on the device", "[device][lamb]") {

@@ -21,11 +21,11 @@ const NonEmptyBox always = [](const std::string &) {
     return GpuCondition{Halide::Internal::const_true(), ""};
 };
 
-// A host function of the user context, like the runtime's coconet_rank.
-Expr host_rank() {
+// A host function of the user context, the runtime's coconet_rank as the
+// lowering calls it (pure: Halide may lift it out of loops).
+Expr host_rank(Halide::Internal::Call::CallType type = Halide::Internal::Call::PureExtern) {
     return Halide::Internal::Call::make(Halide::Int(32), "coconet_rank",
-                                        {Halide::user_context_value()},
-                                        Halide::Internal::Call::Extern);
+                                        {Halide::user_context_value()}, type);
 }
 
 } // namespace
@@ -67,6 +67,44 @@ TEST_CASE("gpu_tile_func: says why a Func stays on the host", "[passes][gpu]") {
     CHECK(gpu_tile_func(reader) == "calls a host function");
 }
 
+TEST_CASE("gpu_tile_func: scalar reductions add interleaved parts on the device", "[passes][gpu]") {
+    // A rank's part of a norm: a sum over its slice of an input (a value of
+    // an earlier step), whose bounds the host computes. Its parts become a
+    // Func of their own on the device, their sum one GPU thread (test_device
+    // runs it).
+    Halide::ImageParam in(Halide::Int(32), 1, "in");
+    Func total("total");
+    RDom k(host_rank() * 4, 20011, "k");
+    total() = 0;
+    total() += in(k)*in(k);
+    total.compute_root();
+    const GpuPlacement p = schedule_for_gpu(Halide::Pipeline(total), always);
+    CHECK(p.gpu == std::vector<std::string>{"total"});
+    CHECK(p.host.empty());
+    const Halide::Target t = Halide::get_host_target()
+                                 .with_feature(Halide::Target::OpenCL)
+                                 .with_feature(Halide::Target::UserContext);
+    CHECK_NOTHROW(Halide::Pipeline(total).compile_to_module({in}, "total", t));
+
+    // Two reduction variables, a value or bounds calling the host impurely,
+    // or an update Halide cannot split into parts stay on the host.
+    RDom kk(0, 4, 0, 4, "kk");
+    Func grid("grid"), ranked("ranked"), bounded("bounded"), chained("chained");
+    grid() = 0;
+    grid() += in(kk.x + kk.y);
+    CHECK(gpu_tile_func(grid) == "a scalar");
+    ranked() = 0;
+    ranked() += in(k)*host_rank();
+    CHECK(gpu_tile_func(ranked) == "a scalar");
+    RDom impure(host_rank(Halide::Internal::Call::Extern), 8, "impure");
+    bounded() = 0;
+    bounded() += in(impure);
+    CHECK(gpu_tile_func(bounded) == "a scalar");
+    chained() = 1;
+    chained() = chained() * 3 + in(k);
+    CHECK(gpu_tile_func(chained) == "a scalar reduction whose parts Halide cannot add separately");
+}
+
 TEST_CASE("gpu_tile_func: reduction bounds may call host functions", "[passes][gpu]") {
     // A rank's slice of a sliced contraction: Halide computes the bounds on
     // the host and hands them to the kernel.
@@ -97,14 +135,11 @@ TEST_CASE("schedule_for_gpu: the placement and its text", "[passes][gpu]") {
     total.compute_root();
 
     const GpuPlacement p = schedule_for_gpu(Halide::Pipeline(total), always);
-    CHECK(p.gpu == std::vector<std::string>{"a"});
-    REQUIRE(p.host.size() == 2);
-    const std::map<std::string, std::string> host(p.host.begin(), p.host.end());
-    CHECK(host.at("user") == "scheduled by the user");
-    CHECK(host.at("total") == "a scalar");
+    CHECK(p.gpu == std::vector<std::string>{"a", "total"}); // a scalar reduction too
+    REQUIRE(p.host.size() == 1);
+    CHECK(p.host[0] == std::make_pair(std::string("user"), std::string("scheduled by the user")));
     CHECK(placement_text(p) ==
-          "GPU kernels for a; on the host: " + p.host[0].first + " (" + p.host[0].second +
-              "), " + p.host[1].first + " (" + p.host[1].second + ")");
+          "GPU kernels for a, total; on the host: user (scheduled by the user)");
     CHECK(placement_text(GpuPlacement{}) == "no computation");
 
     // A Func whose box may be empty is not mapped where nonempty says "never".

@@ -550,16 +550,26 @@ private:
         }
     }
 
-    // Counts the inputs Halide copied to the device during a call: those
-    // newer on the host before it and on the device after it.
+    // Counts the inputs Halide copied between host and device during a
+    // call: to the device, those newer on the host before it and on the
+    // device after it; to the host (for host code of the call), those newer
+    // on the device before it and not after it.
     struct InputCopies {
-        std::vector<std::pair<halide_buffer_t *, bool>> was_host_newest;
-        void add(halide_buffer_t *b) { was_host_newest.emplace_back(b, b->host_dirty()); }
+        struct Before {
+            halide_buffer_t *b;
+            bool host_newest, device_newest;
+        };
+        std::vector<Before> inputs;
+        void add(halide_buffer_t *b) {
+            inputs.push_back(Before{b, b->host_dirty(), b->device_dirty()});
+        }
         uint64_t bytes() const {
             uint64_t n = 0;
-            for (auto [b, host_newest] : was_host_newest) {
-                if (host_newest && coconet_rt::on_device(b)) {
-                    n += (uint64_t)coconet_rt::box_of(b).count() * b->type.bytes();
+            for (const Before &in : inputs) {
+                const bool down = in.host_newest && coconet_rt::on_device(in.b);
+                const bool up = in.device_newest && !in.b->device_dirty();
+                if (down || up) {
+                    n += (uint64_t)coconet_rt::box_of(in.b).count() * in.b->type.bytes();
                 }
             }
             return n;
