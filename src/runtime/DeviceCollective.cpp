@@ -29,10 +29,10 @@ const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
 }
 
 int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
-    const coconet_aot_combiner *c = find_combiner(comm.running, op.red, out->type);
     if (want.empty()) {
         return 0;
     }
+    const coconet_aot_combiner *c = find_combiner(comm.running, op.red, out->type);
     if (!c) {
         return halide_error_code_internal_error; // library_for and shares_device check first
     }
