@@ -366,6 +366,28 @@ TEST_CASE("null, destroyed and foreign communicators are refused without being r
     CHECK(coconet_comm_valid(nullptr) == 0);
 }
 
+TEST_CASE("window memory calls refuse null, destroyed, foreign and non-MPI communicators",
+          "[aot][error]") {
+    // Checked against the registry before the pointer is read (a destroyed
+    // communicator crashed coconet_mpi_free before).
+    coconet_threads_world *world = coconet_threads_world_create(1, 5.0);
+    coconet_comm *threads = coconet_threads_world_comm(world, 0);
+    int not_a_comm = 0;
+    coconet_comm *foreign = reinterpret_cast<coconet_comm *>(&not_a_comm);
+    for (coconet_comm *comm : {(coconet_comm *)nullptr, threads, foreign}) {
+        CHECK(coconet_mpi_alloc(comm, 64) == nullptr);
+        CHECK(coconet_comm_last_error_code(comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(coconet_comm_last_error(comm), Contains("coconet_mpi_alloc: "));
+        CHECK(coconet_mpi_free(comm, &not_a_comm) == COCONET_ERR_INVALID);
+        CHECK_THAT(coconet_comm_last_error(comm), Contains("coconet_mpi_free: "));
+        CHECK(coconet_mpi_window_bytes(comm) == 0);
+    }
+    coconet_threads_world_destroy(world);
+    CHECK(coconet_mpi_free(threads, &not_a_comm) == COCONET_ERR_INVALID);
+    CHECK_THAT(coconet_comm_last_error(threads), Contains("coconet_mpi_free: "));
+    CHECK(coconet_mpi_window_bytes(threads) == 0);
+}
+
 TEST_CASE("a null table or argument array is refused", "[aot][error]") {
     // Refused before any collective: one rank needs no thread of its own.
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(

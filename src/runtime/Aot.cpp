@@ -112,9 +112,9 @@ std::string shape_text(const coconet_value_info &v) {
 // The start of the keys of program p's value memory (Comm::value_memory):
 // its name and table, then each value's name and extents.
 std::string value_memory_prefix(const coconet_aot_program &p) {
-    std::ostringstream key;
-    key << p.name << "@" << &p << " ";
-    return key.str();
+    char table[32];
+    std::snprintf(table, sizeof(table), "%p", (const void *)&p);
+    return std::string(p.name) + "@" + table + " ";
 }
 
 // A buffer the executor owns: a value that crosses steps, or a view. A
@@ -226,29 +226,35 @@ private:
 
     // Checks argument i against its value's type and this rank's box, and
     // returns it in global coordinates.
+    // "input 'g' (float32, Local)": argument i in messages (built only for
+    // one: a call's checks run on every call).
+    std::string argument_label(int i) const {
+        const coconet_value_info &vi = info(p_.args[i]);
+        return std::string(i < p_.ninputs ? "input" : "output") + " '" + vi.name + "' (" +
+               type_name(vi.type_code, vi.type_bits) + ", " + layout_name(vi) + ")";
+    }
+
     halide_buffer_t *checked_argument(int i, halide_buffer_t *b) {
         const int v = p_.args[i];
         const coconet_value_info &vi = info(v);
-        const std::string what = std::string(i < p_.ninputs ? "input" : "output") + " '" + vi.name +
-                                 "' (" + type_name(vi.type_code, vi.type_bits) + ", " +
-                                 layout_name(vi) + ")";
+        auto what = [&] { return argument_label(i); };
         if (!b) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer is NULL");
+            fail(COCONET_ERR_INVALID, what() + ": the buffer is NULL");
         }
         if (b->type.code != vi.type_code || b->type.bits != vi.type_bits || b->type.lanes != 1) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer holds " +
+            fail(COCONET_ERR_INVALID, what() + ": the buffer holds " +
                                           type_name(b->type.code, b->type.bits, b->type.lanes));
         }
         if (b->dimensions != vi.dims) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer has " + std::to_string(b->dimensions) +
+            fail(COCONET_ERR_INVALID, what() + ": the buffer has " + std::to_string(b->dimensions) +
                                           " dimensions, the value " + std::to_string(vi.dims));
         }
         if (vi.dims > 0 && !b->dim) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer's dim array is NULL");
+            fail(COCONET_ERR_INVALID, what() + ": the buffer's dim array is NULL");
         }
-        check_layout(what, b);
+        check_layout(i, b);
         if (i >= p_.ninputs) {
-            check_no_self_overlap(what, b);
+            check_no_self_overlap(i, b);
         }
         int32_t min[4], extent[4], got_min[4], got_extent[4];
         box(v, min, extent);
@@ -265,7 +271,7 @@ private:
         }
         if (!(at_zero && same_extents)) {
             fail(COCONET_ERR_INVALID,
-                 what + " of global shape " + shape_text(vi) + ": this rank's box is " +
+                 what() + " of global shape " + shape_text(vi) + ": this rank's box is " +
                      box_text(vi.dims, min, extent) + ", the buffer covers " +
                      box_text(vi.dims, got_min, got_extent) + " (see coconet_arg_box)");
         }
@@ -303,51 +309,52 @@ private:
     // which would return without computing anything, and the runtime's
     // passes and copies read and write host memory even where a pipeline
     // runs on a device.
-    void check_layout(const std::string &what, const halide_buffer_t *b) const {
+    void check_layout(int i, const halide_buffer_t *b) const {
+        auto what = [&] { return argument_label(i); };
         int64_t span = 1;
         bool empty = false;
         for (int d = 0; d < b->dimensions; d++) {
             if (b->dim[d].extent < 0) {
-                fail(COCONET_ERR_INVALID, what + ": dimension " + std::to_string(d) +
+                fail(COCONET_ERR_INVALID, what() + ": dimension " + std::to_string(d) +
                                               " has extent " + std::to_string(b->dim[d].extent));
             }
             empty |= b->dim[d].extent == 0;
         }
         for (int d = 0; d < b->dimensions; d++) {
             const halide_dimension_t &dim = b->dim[d];
-            const std::string where = what + ": dimension " + std::to_string(d);
+            auto where = [&] { return what() + ": dimension " + std::to_string(d); };
             if (!empty && dim.extent > 1 && dim.stride <= 0) {
-                fail(COCONET_ERR_INVALID, where + " has stride " + std::to_string(dim.stride) +
+                fail(COCONET_ERR_INVALID, where() + " has stride " + std::to_string(dim.stride) +
                                               "; the runtime takes positive strides");
             }
             int64_t reach = 0;
             if (__builtin_mul_overflow((int64_t)(dim.extent > 0 ? dim.extent - 1 : 0),
                                        (int64_t)dim.stride, &reach) ||
                 __builtin_add_overflow(span, reach, &span)) {
-                fail(COCONET_ERR_INVALID, where + ": the buffer's span overflows 64 bits");
+                fail(COCONET_ERR_INVALID, where() + ": the buffer's span overflows 64 bits");
             }
         }
         int64_t bytes = 0;
         if (__builtin_mul_overflow(span, (int64_t)b->type.bytes(), &bytes)) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer's byte size overflows 64 bits");
+            fail(COCONET_ERR_INVALID, what() + ": the buffer's byte size overflows 64 bits");
         }
         if (!empty && !b->host) {
             fail(COCONET_ERR_INVALID,
-                 what + (b->device ? ": the buffer has no memory (host is NULL; a device "
-                                     "allocation alone is not enough, the runtime reads and "
-                                     "writes host memory)"
-                                   : ": the buffer has no memory (host is NULL and it has no "
-                                     "device allocation)"));
+                 what() + (b->device ? ": the buffer has no memory (host is NULL; a device "
+                                       "allocation alone is not enough, the runtime reads and "
+                                       "writes host memory)"
+                                     : ": the buffer has no memory (host is NULL and it has no "
+                                       "device allocation)"));
         }
         if (b->device && !b->device_interface) {
-            fail(COCONET_ERR_INVALID, what + ": the buffer has a device allocation but no "
-                                             "device_interface");
+            fail(COCONET_ERR_INVALID, what() + ": the buffer has a device allocation but no "
+                                               "device_interface");
         }
     }
 
     // An output whose elements share memory (a stride smaller than the span
     // of the dimensions inside it) would hold whichever write came last.
-    void check_no_self_overlap(const std::string &what, const halide_buffer_t *b) const {
+    void check_no_self_overlap(int i, const halide_buffer_t *b) const {
         std::vector<int> dims;
         for (int d = 0; d < b->dimensions; d++) {
             if (b->dim[d].extent > 1) {
@@ -359,12 +366,12 @@ private:
         for (size_t k = 1; k < dims.size(); k++) {
             const halide_dimension_t &inner = b->dim[dims[k - 1]], &outer = b->dim[dims[k]];
             if ((int64_t)outer.stride < (int64_t)inner.stride * inner.extent) {
-                fail(COCONET_ERR_INVALID, what + ": dimensions " + std::to_string(dims[k - 1]) +
-                                              " and " + std::to_string(dims[k]) +
-                                              " overlap (stride " + std::to_string(outer.stride) +
-                                              " < " + std::to_string(inner.stride) + " x " +
-                                              std::to_string(inner.extent) +
-                                              "); an output's elements may not share memory");
+                fail(COCONET_ERR_INVALID,
+                     argument_label(i) + ": dimensions " + std::to_string(dims[k - 1]) + " and " +
+                         std::to_string(dims[k]) + " overlap (stride " +
+                         std::to_string(outer.stride) + " < " + std::to_string(inner.stride) +
+                         " x " + std::to_string(inner.extent) +
+                         "); an output's elements may not share memory");
             }
         }
     }
@@ -397,6 +404,9 @@ private:
     }
 
     void bind_arguments(halide_buffer_t *const *args) {
+        args_.reserve(p_.ninputs + p_.noutputs);
+        caller_device_.reserve(p_.noutputs);
+        owned_.reserve(p_.nvalues + p_.ninputs + p_.noutputs);
         for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
             args_.push_back(checked_argument(i, args[i]));
         }
@@ -464,6 +474,9 @@ private:
     // communicator allocates it, collectively), where they are not the
     // caller's buffers.
     void place_pass_values() {
+        if (!comm_->places_values()) {
+            return;
+        }
         std::vector<int> values;
         for (int s = 0; s < p_.nsteps; s++) {
             const coconet_aot_step &st = p_.steps[s];
@@ -475,18 +488,17 @@ private:
             }
         }
         std::vector<size_t> bytes;
-        std::ostringstream key;
-        key << value_memory_prefix(p_);
+        std::string key = value_memory_prefix(p_);
         for (int v : values) {
             bytes.push_back((size_t)box_of_value(v).count() * (info(v).type_bits / 8));
-            key << info(v).name;
+            key += info(v).name;
             for (int32_t e : info(v).extents) {
-                key << "," << e;
+                key += "," + std::to_string(e);
             }
-            key << " ";
+            key += " ";
         }
         std::vector<uint8_t *> memory;
-        const int rc = comm_->value_memory(key.str(), bytes, &memory);
+        const int rc = comm_->value_memory(key, bytes, &memory);
         if (rc != COCONET_OK) {
             fail(rc, coconet_comm_last_error(comm_));
         }

@@ -78,8 +78,8 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
         }
     }
     if (rc == COCONET_OK) {
-        rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Collective, o.name,
-                                     o.chunk_dim >= 0);
+        rc = coconet_rt::fault_point(
+            comm, coconet_rt::FaultSite::Collective, [&] { return o.name; }, o.chunk_dim >= 0);
     }
     if (rc == COCONET_OK) {
         rc =

@@ -55,11 +55,13 @@ bool matches(const FaultSpec &f, FaultSite site, const std::string &what, bool c
 
 } // namespace
 
-int fault_point(coconet_comm *comm, FaultSite site, const std::string &what, bool chunk) {
+int fault_point(coconet_comm *comm, FaultSite site, const std::function<std::string()> &name,
+                bool chunk) {
     const char *env = std::getenv("COCONET_FAULT");
     if (!env || !*env) {
         return COCONET_OK;
     }
+    const std::string what = name();
     static std::mutex mutex;
     static bool fired = false, reported = false;
     static int calls = 0;

@@ -14,6 +14,7 @@
 #ifndef COCONET_RUNTIME_FAULT_H
 #define COCONET_RUNTIME_FAULT_H
 
+#include <functional>
 #include <string>
 
 struct coconet_comm;
@@ -22,10 +23,12 @@ namespace coconet_rt {
 
 enum class FaultSite { Collective, Pass, Kernel, Blocking };
 
-// Called on entry to a collective, fused pass or fused kernel `what` on comm;
-// `chunk`: one chunk of an overlapped one. Returns COCONET_OK, or the error
-// of an injected failure (recorded on comm).
-int fault_point(coconet_comm *comm, FaultSite site, const std::string &what, bool chunk);
+// Called on entry to a collective, fused pass or fused kernel on comm, which
+// `what()` names (asked only when COCONET_FAULT is set: this runs on every
+// call); `chunk`: one chunk of an overlapped one. Returns COCONET_OK, or the
+// error of an injected failure (recorded on comm).
+int fault_point(coconet_comm *comm, FaultSite site, const std::function<std::string()> &what,
+                bool chunk);
 
 } // namespace coconet_rt
 

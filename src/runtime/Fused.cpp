@@ -156,7 +156,8 @@ int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
         outs.push_back(&views.back()->buf);
     }
     const std::string earlier = comm.last_error;
-    int rc = fault_point(&comm, FaultSite::Kernel, what(), false);
+    int rc = fault_point(
+        &comm, FaultSite::Kernel, [this] { return what(); }, false);
     if (rc == COCONET_OK) {
         rc = call.kernel(call.kernel_context, (int32_t)srcs.size(), srcs.data(), outs.data());
     }
@@ -288,8 +289,9 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
                                                        ": the library path needs " + why);
         }
     }
-    int rc = coconet_rt::fault_point(comm, coconet_rt::FaultSite::Pass,
-                                     call->name ? call->name : "", call->ranged != 0);
+    int rc = coconet_rt::fault_point(
+        comm, coconet_rt::FaultSite::Pass,
+        [call] { return std::string(call->name ? call->name : ""); }, call->ranged != 0);
     if (rc == COCONET_OK) {
         rc = lib ? coconet_rt::run_library_fused(*comm, *lib, plan) : comm->run_fused(plan, path);
     }

@@ -1335,6 +1335,7 @@ struct MpiComm : coconet_comm {
     // one before the blocking allocation). COCONET_MPI_VALUE_MEMORY=ordinary
     // keeps them in ordinary memory (where shared memory is scarce: a
     // container's small /dev/shm); every rank must see the same setting.
+    bool places_values() const override { return true; }
     int value_memory(const std::string &key, const std::vector<size_t> &bytes,
                      std::vector<uint8_t *> *out) override {
         out->clear();
@@ -1492,7 +1493,8 @@ struct MpiComm : coconet_comm {
     // polled against the timeout: past it, the process watchdog names the
     // call and the group's other ranks, and ends this process.
     coconet_rt::Watchdog::Guard blocking(const Group &g, const std::string &what) {
-        coconet_rt::fault_point(this, coconet_rt::FaultSite::Blocking, what, false);
+        coconet_rt::fault_point(
+            this, coconet_rt::FaultSite::Blocking, [&] { return what; }, false);
         std::vector<int> others;
         for (int r = g.first; r < g.first + g.size; r++) {
             if (r != rank) {
@@ -1752,6 +1754,12 @@ struct MpiComm : coconet_comm {
     std::map<std::string, uint8_t *> value_windows; // value_memory's, by key
 };
 
+// comm as an MPI communicator, or null for another kind, a destroyed one or
+// a pointer that is none (checked against the registry before it is read).
+MpiComm *mpi_comm(coconet_comm *comm) {
+    return coconet_rt::is_live_comm(comm) ? dynamic_cast<MpiComm *>(comm) : nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -1800,11 +1808,12 @@ void coconet_mpi_comm_destroy(coconet_comm *comm) {
 }
 
 void *coconet_mpi_alloc(coconet_comm *comm, size_t bytes) {
-    auto *mpi = dynamic_cast<MpiComm *>(comm);
+    MpiComm *mpi = mpi_comm(comm);
     void *p = nullptr;
     if (!mpi) {
         coconet_rt::fail(comm, COCONET_ERR_INVALID,
-                         "coconet_mpi_alloc: not an MPI communicator (coconet_mpi_comm_create)");
+                         "coconet_mpi_alloc: not a live MPI communicator "
+                         "(coconet_mpi_comm_create)");
     } else {
         mpi->alloc(bytes, &p);
     }
@@ -1812,14 +1821,14 @@ void *coconet_mpi_alloc(coconet_comm *comm, size_t bytes) {
 }
 
 int coconet_mpi_free(coconet_comm *comm, void *p) {
-    auto *mpi = dynamic_cast<MpiComm *>(comm);
+    MpiComm *mpi = mpi_comm(comm);
     return mpi ? mpi->free_window(p)
                : coconet_rt::fail(comm, COCONET_ERR_INVALID,
-                                  "coconet_mpi_free: not an MPI communicator");
+                                  "coconet_mpi_free: not a live MPI communicator");
 }
 
 uint64_t coconet_mpi_window_bytes(const coconet_comm *comm) {
-    const auto *mpi = dynamic_cast<const MpiComm *>(comm);
+    const MpiComm *mpi = mpi_comm(const_cast<coconet_comm *>(comm));
     return mpi ? mpi->window_bytes() : 0;
 }
 
