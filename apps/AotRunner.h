@@ -38,7 +38,7 @@ public:
     WindowMemory(const WindowMemory &) = delete;
     WindowMemory &operator=(const WindowMemory &) = delete;
     ~WindowMemory() override;
-    Halide::Buffer<> place(const Halide::Buffer<> &b, bool input = true) override;
+    Halide::Buffer<> place(const Halide::Buffer<> &b, bool input) override;
 
 private:
     coconet_comm *comm_;
