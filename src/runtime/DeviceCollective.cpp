@@ -99,15 +99,14 @@ int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t 
     halide_buffer_t *host_in = in, *host_out = out;
     std::unique_ptr<PackedBox> in_copy, out_copy;
     int rc = 0;
-    // Halide gives a buffer only a device touches no host memory.
+    // A host copy of the call's own: Halide gives a buffer only a device
+    // touches no host memory, and the input's own state stays as Halide left
+    // it (the executor counts the copies Halide makes from that state, this
+    // one is counted here).
     if (in->device && (in->device_dirty() || !in->host)) {
-        if (in->host) {
-            rc = device_to_host(comm, in);
-        } else {
-            in_copy = std::make_unique<PackedBox>(box_of(in), in->type);
-            host_in = &in_copy->buf;
-            rc = copy_host_device(comm, in, host_in);
-        }
+        in_copy = std::make_unique<PackedBox>(box_of(in), in->type);
+        host_in = &in_copy->buf;
+        rc = copy_host_device(comm, in, host_in);
         if (rc != 0) {
             return backend_error(comm, op, "copying its input from the device", rc);
         }
@@ -171,22 +170,19 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
         return run_staged(comm, op, in, out);
     }
     const halide_device_interface_t *iface = comm.running->device_interface;
-    // Peers read this rank's input on the device. A buffer with no device
-    // allocation (a pipeline's input or output the caller keeps on the host)
-    // gets a device copy of the call's own, not an allocation its owner did
-    // not ask for.
+    // Peers read this rank's input on the device. An input not newest there
+    // (a pipeline's input the caller keeps on the host, or one whose host
+    // data is newer) gets a device copy of the call's own: no allocation its
+    // owner did not ask for, and its state stays as Halide left it (see
+    // run_staged). An output without a device allocation likewise.
     std::unique_ptr<DeviceTemp> in_copy, out_copy;
     halide_buffer_t *dev_in = in, *dev_out = out;
     int rc = 0;
     if (!box_of(in).empty() && !on_device(in)) {
-        if (in->device) {
-            rc = host_to_device(comm, in, in->device_interface);
-        } else {
-            in_copy = std::make_unique<DeviceTemp>(comm, box_of(in), in->type);
-            dev_in = &in_copy->view.buf;
-            rc = device_malloc(comm, dev_in, iface);
-            rc = rc != 0 ? rc : copy_host_device(comm, in, dev_in);
-        }
+        in_copy = std::make_unique<DeviceTemp>(comm, box_of(in), in->type);
+        dev_in = &in_copy->view.buf;
+        rc = device_malloc(comm, dev_in, iface);
+        rc = rc != 0 ? rc : copy_host_device(comm, in, dev_in);
     }
     if (rc == 0 && !out->device && !box_of(out).empty()) {
         out_copy = std::make_unique<DeviceTemp>(comm, box_of(out), out->type);
