@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "AotRunner.h"
@@ -373,4 +375,23 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
                                       "embedding_all_to_all gemm_all_to_all gemv_all_reduce "
                                       "lamb megatron_epilogue megatron_mlp megatron_partial "
                                       "pipeline_stage."));
+}
+
+TEST_CASE("coconet_aot_value_in_pass names the values fused passes reach in place", "[aot]") {
+    // Fused Adam reads the gradients and gathers the updated parameters (the
+    // moments stay sliced); the unscheduled Megatron block has no pass.
+    auto in_pass = [](const coconet_aot_program *p) {
+        std::set<std::string> names;
+        for (int v = 0; v < p->nvalues; v++) {
+            if (coconet_aot_value_in_pass(p, v)) {
+                names.insert(p->values[v].name);
+            }
+        }
+        return names;
+    };
+    CHECK(in_pass(aot_adam_program()) == std::set<std::string>{"g", "w_new"});
+    CHECK(in_pass(aot_megatron_mlp_none_program()).empty());
+    CHECK(coconet_aot_value_in_pass(nullptr, 0) == 0);
+    CHECK(coconet_aot_value_in_pass(aot_adam_program(), -1) == 0);
+    CHECK(coconet_aot_value_in_pass(aot_adam_program(), aot_adam_program()->nvalues) == 0);
 }

@@ -166,10 +166,16 @@ struct AotCall {
         }
     }
 
-    // Moves every buffer into window memory of the communicator's.
+    // Moves the buffers that fused passes read as sources or gather into
+    // to window memory of the communicator's, where peers reach them in
+    // place. The others stay where they are: the GEMV read its weight 15%
+    // slower (37 against 32 us, 2 ranks, 2^20) from window memory.
     void into_window(coconet_comm *comm) {
         window = std::make_unique<apps::WindowMemory>(comm);
         for (size_t i = 0; i < args.size(); i++) {
+            if (!coconet_aot_value_in_pass(p, p->args[i])) {
+                continue;
+            }
             Halide::Buffer<> &b = buffers.at(p->values[p->args[i]].name);
             b = window->place(b, i < (size_t)p->ninputs);
             args[i] = b.raw_buffer();

@@ -474,17 +474,14 @@ private:
     // communicator allocates it, collectively), where they are not the
     // caller's buffers.
     void place_pass_values() {
-        if (!comm_->places_values()) {
+        const size_t from = comm_->places_values_from();
+        if (from == SIZE_MAX) {
             return;
         }
         std::vector<int> values;
-        for (int s = 0; s < p_.nsteps; s++) {
-            const coconet_aot_step &st = p_.steps[s];
-            for (int o = -1; st.kind == COCONET_STEP_FUSED && o < st.pass.nout; o++) {
-                const int v = o < 0 ? st.src : st.pass.gathered[o] ? st.pass_outs[o] : -1;
-                if (v >= 0 && std::find(values.begin(), values.end(), v) == values.end()) {
-                    values.push_back(v);
-                }
+        for (int v = 0; v < p_.nvalues; v++) {
+            if (coconet_aot_value_in_pass(&p_, v) && member_share_bytes(v) >= from) {
+                values.push_back(v);
             }
         }
         std::vector<size_t> bytes;
@@ -505,6 +502,21 @@ private:
         for (size_t i = 0; i < memory.size(); i++) {
             placed_[values[i]] = memory[i];
         }
+    }
+
+    // Value v's bytes over its group's members: the same on every rank, so
+    // that every rank asks value_memory for the same values.
+    size_t member_share_bytes(int v) const {
+        const coconet_value_info &vi = info(v);
+        size_t bytes = vi.type_bits / 8;
+        for (int d = 0; d < vi.dims; d++) {
+            bytes *= (size_t)vi.extents[d];
+        }
+        int first = 0, count = 1;
+        if (vi.layout == COCONET_LAYOUT_SLICED) {
+            coconet_group_range(size_, vi.nsplit, vi.group, &first, &count);
+        }
+        return bytes / (size_t)std::max(count, 1);
     }
 
     // A dense buffer over this rank's box of value v.
@@ -1261,6 +1273,18 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
     // The comm is not changed: asking for the library only looks it up.
     auto *c = const_cast<coconet_comm *>(comm);
     return device && step->pass.nsplit == 1 && c->device_library(device) ? 1 : 0;
+}
+
+int coconet_aot_value_in_pass(const coconet_aot_program *p, int v) {
+    for (int s = 0; p && v >= 0 && v < p->nvalues && s < p->nsteps; s++) {
+        const coconet_aot_step &st = p->steps[s];
+        for (int o = -1; st.kind == COCONET_STEP_FUSED && o < st.pass.nout; o++) {
+            if (v == (o < 0 ? st.src : st.pass.gathered[o] ? st.pass_outs[o] : -1)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
 }
 
 int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,

@@ -66,9 +66,10 @@ struct coconet_comm {
     virtual coconet_fused_path fused_path(int requested) const = 0;
     // Runs a fused reduce-scatter on this rank (a group member, call checked).
     virtual int run_fused(const coconet_rt::FusedPlan &plan, coconet_fused_path path) = 0;
-    // Whether value_memory may give memory (else the executor skips it, and
-    // the key it would build on every call).
-    virtual bool places_values() const { return false; }
+    // The smallest value value_memory is asked to place (bytes per group
+    // member, the same on every rank), or SIZE_MAX where it places none (the
+    // executor then skips it, and the key it would build on every call).
+    virtual size_t places_values_from() const { return SIZE_MAX; }
     // Memory that fused passes read and write in place, for the executor's
     // values (the sources and gathered outputs it allocates): one block of
     // bytes[i] per value, kept for the communicator's life under `key` (a

@@ -1335,13 +1335,23 @@ struct MpiComm : coconet_comm {
     // one before the blocking allocation). COCONET_MPI_VALUE_MEMORY=ordinary
     // keeps them in ordinary memory (where shared memory is scarce: a
     // container's small /dev/shm); every rank must see the same setting.
-    bool places_values() const override { return true; }
+    // By default (`auto`) only values of 64 KiB per member or more: a GEMV
+    // writing its 4 KiB of partial sums into window memory that peers had
+    // read took 3.5 us longer (31 against 27.5 us, 2 ranks) than the copy of
+    // the peers' half it saves costs; the Megatron block's 4 MiB sources
+    // gained 6% (docs/performance.md). `window` places every value.
+    size_t places_values_from() const override {
+        if (!one_node) {
+            return SIZE_MAX;
+        }
+        const std::string mode =
+            coconet_rt::env_choice("COCONET_MPI_VALUE_MEMORY", {"auto", "window", "ordinary"});
+        return mode == "ordinary" ? SIZE_MAX : mode == "window" ? 0 : size_t(64) << 10;
+    }
     int value_memory(const std::string &key, const std::vector<size_t> &bytes,
                      std::vector<uint8_t *> *out) override {
         out->clear();
-        if (!one_node || bytes.empty() ||
-            coconet_rt::env_choice("COCONET_MPI_VALUE_MEMORY", {"window", "ordinary"}) ==
-                "ordinary") {
+        if (!one_node || bytes.empty()) {
             return COCONET_OK;
         }
         auto it = value_windows.find(key);

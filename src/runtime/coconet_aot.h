@@ -173,6 +173,12 @@ typedef struct {
 int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
                     int32_t *extent);
 
+// Whether value v of p is a fused pass's source or gathered output: the
+// values that passes read or write in place where they lie in window memory
+// (coconet_mpi_alloc); a caller gains nothing placing others there. 0 also
+// for a NULL p or a value out of range.
+int coconet_aot_value_in_pass(const coconet_aot_program *p, int v);
+
 // How many sources the kernel of fused step `step` gets on `comm`
 // (coconet_fused_sources for its group; 0 for a pass with nothing to reduce).
 int32_t coconet_aot_step_sources(const coconet_comm *comm, const coconet_aot_step *step);
