@@ -109,6 +109,10 @@ public:
 
     int members() const { return (int)slots_.size(); }
 
+    // The number of barriers this member has arrived at (the next one is
+    // epoch() + 1): callers keep data of their own by its parity, as word does.
+    int64_t epoch() const { return epoch_; }
+
 private:
     static constexpr int kSpins = 256;
 

@@ -391,13 +391,16 @@ struct WindowPlace {
 };
 
 // Where a fused call's data lies in each member's window segment: the
-// member's count of window barriers reached (its barrier slot), where its
-// source and gathered outputs lie when they are window memory of the
-// caller's (one WindowPlace each), its source (the full box, dense) unless
-// peers read it in place, then per gathered output its slice of it (dense).
-// Every member computes the same layout.
+// member's count of window barriers reached (its barrier slot), the
+// signatures of its calls (two, by the barrier's parity: check_same_call),
+// where its source and gathered outputs lie when they are window memory of
+// the caller's (one WindowPlace each), its source (the full box, dense)
+// unless peers read it in place, then per gathered output its slice of it
+// (dense). Every member computes the same layout.
 struct FusedLayout {
-    static constexpr size_t kPlacesOffset = 64; // after the barrier slot
+    static constexpr size_t kSignaturesOffset = 64; // after the barrier slot
+    static constexpr size_t kPlacesOffset =
+        kSignaturesOffset + 2 * ((sizeof(FusedSignature) + 63) / 64 * 64);
 
     explicit FusedLayout(const FusedPlan &plan) {
         const coconet_fused_call &c = plan.call;
@@ -421,6 +424,12 @@ struct FusedLayout {
     // Member k's places: [0] its source, [1 + i] its output i.
     static WindowPlace *places(uint8_t *segment) {
         return reinterpret_cast<WindowPlace *>(segment + kPlacesOffset);
+    }
+    // The signature a member publishes with its arrival at barrier `epoch`.
+    static FusedSignature *signature(uint8_t *segment, int64_t epoch) {
+        return reinterpret_cast<FusedSignature *>(segment + kSignaturesOffset +
+                                                  (size_t)(epoch % 2) *
+                                                      (kPlacesOffset - kSignaturesOffset) / 2);
     }
     size_t src_offset;
     std::vector<size_t> out_offset;
@@ -944,11 +953,12 @@ struct MpiComm : coconet_comm {
             }
             return COCONET_OK;
         }
-        const int rc = check_same_call(plan.group, fused_signature(plan, path), what);
-        if (rc != COCONET_OK) {
-            return rc;
+        const FusedSignature signature = fused_signature(plan, path);
+        if (path == COCONET_PATH_DIRECT) {
+            return fused_direct(plan, signature, what);
         }
-        return path == COCONET_PATH_RING ? fused_ring(plan, what) : fused_direct(plan, what);
+        const int rc = check_same_call(plan.group, signature, what);
+        return rc != COCONET_OK ? rc : fused_ring(plan, what);
     }
 
     // Every member sends its call's signature to every other member and
@@ -956,7 +966,12 @@ struct MpiComm : coconet_comm {
     // Also makes sure every member is here, or names those that are not,
     // before blocking MPI calls (creating a communicator or a window) and
     // before any collective is posted or data moves.
+    // Where the group has a shared window, the signatures go through it
+    // instead (same_call_in_window).
     int check_same_call(const Group &g, const FusedSignature &mine, const std::string &what) {
+        if (SharedWindow *w = existing_window(g)) {
+            return same_call_in_window(*w, g, mine, what);
+        }
         // Heap-held so that a timeout can leave them to requests MPI still owns.
         auto theirs = std::make_unique<std::vector<FusedSignature>>(g.size);
         auto sent = std::make_unique<FusedSignature>(mine);
@@ -989,11 +1004,36 @@ struct MpiComm : coconet_comm {
                 (void)sent.release();
             },
             nullptr, Pace::Patient);
+        return rc != COCONET_OK ? rc : compare_calls(g, mine, *theirs, what);
+    }
+
+    // check_same_call through the group's window, a flag barrier instead of
+    // messages (a fraction of a microsecond against 2-3 us): every member
+    // publishes its signature with its arrival and compares the others'.
+    // Members that reach it by different calls meet here too: every call on
+    // a group with a window checks this way. A fused pass over a window
+    // large enough posts its sources first, so that this meeting is also
+    // the pass's "sources posted" barrier (`posted`).
+    int same_call_in_window(SharedWindow &w, const Group &g, const FusedSignature &mine,
+                            const std::string &what) {
+        *FusedLayout::signature(w.base[g.local(rank)], w.barrier.epoch() + 1) = mine;
+        const int rc = window_barrier(w, what);
         if (rc != COCONET_OK) {
             return rc;
         }
+        std::vector<FusedSignature> theirs;
+        for (int k = 0; k < g.size; k++) {
+            theirs.push_back(*FusedLayout::signature(w.base[k], w.barrier.epoch()));
+        }
+        return compare_calls(g, mine, theirs, what);
+    }
+
+    // Fails naming the first member whose call differs from this rank's:
+    // every member compares the same signatures, so all fail or none does.
+    int compare_calls(const Group &g, const FusedSignature &mine,
+                      const std::vector<FusedSignature> &theirs, const std::string &what) {
         for (int q = g.first; q < g.first + g.size; q++) {
-            const FusedSignature &s = (*theirs)[g.local(q)];
+            const FusedSignature &s = theirs[g.local(q)];
             if (q == rank || (s.same_call(mine) && s.path == mine.path)) {
                 continue;
             }
@@ -1160,15 +1200,27 @@ struct MpiComm : coconet_comm {
     // Buffers in window memory of the caller's (coconet_mpi_alloc) are used in
     // place: peers read such a source where it is, and write their slices of
     // a gathered output straight into it.
-    int fused_direct(const FusedPlan &plan, const std::string &what) {
+    int fused_direct(const FusedPlan &plan, const FusedSignature &signature,
+                     const std::string &what) {
         const coconet_fused_call &c = plan.call;
         const Group &g = plan.group;
         const int me = g.local(rank);
         const FusedLayout layout(plan);
-        SharedWindow *w = nullptr;
-        int rc = shared_window(g, layout.bytes, what, &w);
-        if (rc != COCONET_OK) {
-            return rc;
+        // In a window large enough, the call's check is its first meeting,
+        // once the sources are posted. Else the check comes first (by
+        // messages on the group's first call), then the window is made or
+        // grown: blocking MPI calls, only once every member is known here.
+        SharedWindow *w = existing_window(g);
+        const bool ready = w && (size_t)w->bytes >= layout.bytes;
+        int rc = COCONET_OK;
+        if (!ready) {
+            rc = check_same_call(g, signature, what);
+            if (rc == COCONET_OK) {
+                rc = shared_window(g, layout.bytes, what, &w);
+            }
+            if (rc != COCONET_OK) {
+                return rc;
+            }
         }
         WindowPlace *mine = FusedLayout::places(w->base[me]);
         mine[0] = plan.reduces() ? place_of(c.src, plan.full) : WindowPlace{};
@@ -1185,7 +1237,8 @@ struct MpiComm : coconet_comm {
                 }
             }
         }
-        rc = window_barrier(*w, what + " (sources posted)");
+        rc = ready ? same_call_in_window(*w, g, signature, what)
+                   : window_barrier(*w, what + " (sources posted)");
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -1420,6 +1473,12 @@ struct MpiComm : coconet_comm {
     // The group's window, created (communicator too) or grown as needed. Only
     // the group's ranks take part, after check_same_call found them all in
     // this call, so these blocking calls do not wait for absent ranks.
+    // The group's shared window, if a fused call made one (null if not).
+    SharedWindow *existing_window(const Group &g) {
+        auto it = windows.find(std::make_pair(g.first, g.size));
+        return it != windows.end() && it->second.win != MPI_WIN_NULL ? &it->second : nullptr;
+    }
+
     int shared_window(const Group &g, size_t need, const std::string &what, SharedWindow **out) {
         SharedWindow &w = windows[std::make_pair(g.first, g.size)];
         w.first = g.first;

@@ -65,11 +65,14 @@ void check_paths(coconet_comm *comm, int R, bool auto_ring) {
                    "resolve as expected; the kernel gets min(R, 2) sources on the ring, R direct");
 }
 
-void check_mismatch(coconet_comm *comm, int R, int r, int path) {
+// `other_n`: the size of the last rank's call. Larger than the shared window
+// holds, that rank checks the call before growing it while the others check
+// it at their pass's first meeting.
+void check_mismatch(coconet_comm *comm, int R, int r, int path, int64_t other_n = 10) {
     // The last rank calls another fused reduce-scatter: every member fails at once.
     const auto start = std::chrono::steady_clock::now();
     const char *name = r == R - 1 ? "other" : "fm";
-    const int rc = one_call(comm, R, r, path, name);
+    const int rc = one_call(comm, R, r, path, name, r == R - 1 ? other_n : 10);
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string msg = coconet_comm_last_error(comm);
@@ -86,8 +89,10 @@ void check_mismatch(coconet_comm *comm, int R, int r, int path) {
     const int again = one_call(comm, R, r, path, "fm_again");
     report(ok && again == COCONET_OK,
            std::string("path ") + path_name(path) +
-               ": a rank calling another fused reduce_scatter makes every member fail at once "
-               "with a message naming the rank and both calls; later calls work");
+               ": a rank calling another fused reduce_scatter" +
+               (other_n > 10 ? " (of " + std::to_string(other_n) + " elements)" : "") +
+               " makes every member fail at once with a message naming the rank and both "
+               "calls; later calls work");
 }
 
 void check_counters(coconet_comm *comm, int R, int r, int path) {
@@ -249,6 +254,7 @@ int main(int argc, char **argv) {
     for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
         if (R >= 2) {
             check_mismatch(comm, R, r, path);
+            check_mismatch(comm, R, r, path, int64_t(1) << 20);
         }
         check_counters(comm, R, r, path);
     }
