@@ -15,9 +15,12 @@ namespace coconet_rt {
 
 namespace {
 
-// Chunks of about 8K elements keep a chunk's sources and outputs in cache
-// between the reduction, the kernel and the copies to peers.
-constexpr int64_t kDefaultChunk = 8192;
+// Chunks of about 128K elements (512 KiB per float stream) keep a chunk's
+// outputs in cache between the kernel and the copies to peers, and are long
+// enough for the hardware's prefetchers: fused Adam at 2^24 took 17-18 ms
+// per step against 20-22 with chunks of 8K (2 ranks, threads and MPI; the
+// kernel's time per element fell from 2.3 to 2.2 ns, and from 3.2 ns at 2K).
+constexpr int64_t kDefaultChunk = 131072;
 
 } // namespace
 
