@@ -1012,8 +1012,8 @@ struct MpiComm : coconet_comm {
     // publishes its signature with its arrival and compares the others'.
     // Members that reach it by different calls meet here too: every call on
     // a group with a window checks this way. A fused pass over a window
-    // large enough posts its sources first, so that this meeting is also
-    // the pass's "sources posted" barrier (`posted`).
+    // large enough posts its sources before it comes here, so that this
+    // meeting is also the pass's "sources posted" barrier (fused_direct).
     int same_call_in_window(SharedWindow &w, const Group &g, const FusedSignature &mine,
                             const std::string &what) {
         *FusedLayout::signature(w.base[g.local(rank)], w.barrier.epoch() + 1) = mine;
@@ -1470,15 +1470,15 @@ struct MpiComm : coconet_comm {
                                              "communicator (or freed already)");
     }
 
-    // The group's window, created (communicator too) or grown as needed. Only
-    // the group's ranks take part, after check_same_call found them all in
-    // this call, so these blocking calls do not wait for absent ranks.
     // The group's shared window, if a fused call made one (null if not).
     SharedWindow *existing_window(const Group &g) {
         auto it = windows.find(std::make_pair(g.first, g.size));
         return it != windows.end() && it->second.win != MPI_WIN_NULL ? &it->second : nullptr;
     }
 
+    // The group's window, created (communicator too) or grown as needed. Only
+    // the group's ranks take part, after check_same_call found them all in
+    // this call, so these blocking calls do not wait for absent ranks.
     int shared_window(const Group &g, size_t need, const std::string &what, SharedWindow **out) {
         SharedWindow &w = windows[std::make_pair(g.first, g.size)];
         w.first = g.first;
