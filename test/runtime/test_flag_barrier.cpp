@@ -32,7 +32,8 @@ std::vector<FlagBarrier> barriers(std::vector<FlagBarrierSlot> &slots) {
 
 } // namespace
 
-TEST_CASE("no member passes a flag barrier early, and words come with their barrier", "[runtime]") {
+TEST_CASE("no member passes a flag barrier early, and words come with their barrier and epoch",
+          "[runtime]") {
     for (int members : {1, 3, 5}) {
         constexpr int kRounds = 300;
         std::vector<FlagBarrierSlot> slots(members);
@@ -48,6 +49,7 @@ TEST_CASE("no member passes a flag barrier early, and words come with their barr
                     written[me].store(round, std::memory_order_relaxed);
                     bar[me].arrive((me + 1) * 1000 + round);
                     bar[me].wait();
+                    errors[me] += bar[me].epoch() != round;
                     for (int k = 0; k < members; k++) {
                         // k may be one round ahead already, never behind.
                         const long long w = written[k].load(std::memory_order_relaxed);
