@@ -33,6 +33,10 @@ struct GpuCondition {
 };
 using NonEmptyBox = std::function<GpuCondition(const std::string &)>;
 
+// Every Func's box non-empty on every rank: a pipeline that is not one rank's
+// slice of a program (a whole computation, a test's).
+NonEmptyBox every_box_nonempty();
+
 // Where the compute_root Funcs of a pipeline run, by name; `host` with the
 // reason each stays there.
 struct GpuPlacement {

@@ -17,9 +17,7 @@ using Halide::Var;
 namespace {
 
 // Every Func has a non-empty box (no rank condition).
-const NonEmptyBox always = [](const std::string &) {
-    return GpuCondition{Halide::Internal::const_true(), ""};
-};
+const NonEmptyBox always = coconet::every_box_nonempty();
 
 // A host function of the user context, the runtime's coconet_rank as the
 // lowering calls it (pure: Halide may lift it out of loops).
