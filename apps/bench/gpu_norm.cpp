@@ -6,9 +6,12 @@
 // bandwidth over the input's bytes.
 //
 //   build/apps/bench/coconet_gpu_norm_bench [--reps 20] [--log2n 24] [--opencl]
+//                                           [--reuse-allocations]
 //
 // --opencl runs it on Halide's OpenCL device instead (PoCL here: a check of
-// the program, not a GPU's figure).
+// the program, not a GPU's figure). --reuse-allocations lets Halide's runtime
+// keep the parts' device buffers between calls instead of allocating and
+// freeing them in every call.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,7 +52,7 @@ Halide::Func squared_norm(Halide::ImageParam in, int n) {
 
 int main(int argc, char **argv) {
     int reps = 20, log2n = 24;
-    bool opencl = false;
+    bool opencl = false, reuse = false;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = std::atoi(argv[++i]);
@@ -57,6 +60,8 @@ int main(int argc, char **argv) {
             log2n = std::atoi(argv[++i]);
         } else if (std::strcmp(argv[i], "--opencl") == 0) {
             opencl = true;
+        } else if (std::strcmp(argv[i], "--reuse-allocations") == 0) {
+            reuse = true;
         }
     }
     if (!opencl && coconet_gpu_count() == 0) {
@@ -83,6 +88,7 @@ int main(int argc, char **argv) {
     coconet::schedule_for_gpu(Halide::Pipeline(on_device), coconet::every_box_nonempty());
     Halide::Pipeline device_pipeline(on_device);
     device_pipeline.compile_jit(gpu);
+    Halide::Internal::JITSharedRuntime::reuse_device_allocations(reuse);
     Halide::Buffer<float> x_dev = x.copy();
     x_dev.set_host_dirty();
     x_dev.copy_to_device(api, gpu);
@@ -111,8 +117,8 @@ int main(int argc, char **argv) {
     const double t_host = median_seconds(reps, run_host);
 
     const double bytes = 4.0 * n;
-    std::printf("squared norm of n = 2^%d floats, in double, input on the %s device:\n", log2n,
-                opencl ? "OpenCL" : "CUDA");
+    std::printf("squared norm of n = 2^%d floats, in double, input on the %s device%s:\n", log2n,
+                opencl ? "OpenCL" : "CUDA", reuse ? ", device allocations reused" : "");
     std::printf("  on the device (parts, parts of parts, one thread): %.3f ms, %.1f GB/s, "
                 "relative error %.2e\n",
                 t_device * 1e3, bytes / t_device / 1e9, std::abs(got_device - want) / want);
