@@ -1,33 +1,39 @@
 #include "Env.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 
 namespace coconet_rt {
 
-std::string env_choice(const char *name, const std::vector<std::string> &choices) {
+std::string env_choice(const char *name, std::initializer_list<const char *> choices) {
+    const char *first = *choices.begin();
     const char *v = std::getenv(name);
     if (!v || !*v) {
-        return choices.front();
+        return first;
     }
-    if (std::find(choices.begin(), choices.end(), v) != choices.end()) {
-        return v;
+    for (const char *c : choices) {
+        if (std::strcmp(c, v) == 0) {
+            return v;
+        }
     }
     static std::mutex mutex;
     static std::set<std::string> warned;
     std::lock_guard<std::mutex> lock(mutex);
     if (warned.insert(name).second) {
         std::string listed;
-        for (size_t i = 0; i < choices.size(); i++) {
-            listed += (i ? (i + 1 == choices.size() ? " or '" : ", '") : "'") + choices[i] + "'";
+        size_t i = 0;
+        for (const char *c : choices) {
+            listed +=
+                (i ? (i + 1 == choices.size() ? " or '" : ", '") : "'") + std::string(c) + "'";
+            i++;
         }
         std::fprintf(stderr, "coconet: %s='%s' is not %s; using '%s'\n", name, v, listed.c_str(),
-                     choices.front().c_str());
+                     first);
     }
-    return choices.front();
+    return first;
 }
 
 } // namespace coconet_rt

@@ -4,14 +4,15 @@
 #ifndef COCONET_RUNTIME_ENV_H
 #define COCONET_RUNTIME_ENV_H
 
+#include <initializer_list>
 #include <string>
-#include <vector>
 
 namespace coconet_rt {
 
 // Environment variable `name` when it is one of `choices`; the first choice
 // when unset or empty, and (after a warning, once per variable) otherwise.
-std::string env_choice(const char *name, const std::vector<std::string> &choices);
+// Cheap enough to call per call: no allocation for the choices.
+std::string env_choice(const char *name, std::initializer_list<const char *> choices);
 
 } // namespace coconet_rt
 

@@ -378,7 +378,7 @@ void unflatten(Flat &f, halide_buffer_t *dst) {
     }
 }
 
-size_t align64(size_t n) {
+constexpr size_t align64(size_t n) {
     return (n + 63) / 64 * 64;
 }
 
@@ -399,8 +399,8 @@ struct WindowPlace {
 // (dense). Every member computes the same layout.
 struct FusedLayout {
     static constexpr size_t kSignaturesOffset = 64; // after the barrier slot
-    static constexpr size_t kPlacesOffset =
-        kSignaturesOffset + 2 * ((sizeof(FusedSignature) + 63) / 64 * 64);
+    static constexpr size_t kSignatureStride = align64(sizeof(FusedSignature));
+    static constexpr size_t kPlacesOffset = kSignaturesOffset + 2 * kSignatureStride;
 
     explicit FusedLayout(const FusedPlan &plan) {
         const coconet_fused_call &c = plan.call;
@@ -428,8 +428,7 @@ struct FusedLayout {
     // The signature a member publishes with its arrival at barrier `epoch`.
     static FusedSignature *signature(uint8_t *segment, int64_t epoch) {
         return reinterpret_cast<FusedSignature *>(segment + kSignaturesOffset +
-                                                  (size_t)(epoch % 2) *
-                                                      (kPlacesOffset - kSignaturesOffset) / 2);
+                                                  (size_t)(epoch % 2) * kSignatureStride);
     }
     size_t src_offset;
     std::vector<size_t> out_offset;
