@@ -96,7 +96,7 @@ std::string pass_text(const ProgramStep &s, const std::string &gathered) {
                "name", c_string(s.name))("op", c.op)("dim", c.dim)("nsplit", c.nsplit)(
                "group", c.group)("dims", c.dims)("n", braced(c.n))("nout", c.nout)(
                "gathered", gathered)("chunk_elements",
-                                     c.chunk_elements)("path", c.path)("range_dim", c.range_dim)
+                                     c.chunk_elements)("path", c.path)("range_dim", c.range_dim)("replicable", c.replicable)
         .str();
 }
 

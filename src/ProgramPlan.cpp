@@ -75,6 +75,18 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
         step.slices.push_back(o.gathered_value && o.slice_value ? values.id(o.slice_value) : -1);
     }
     step.extras = values.ids(g.extra_inputs);
+    // Any member may compute any part of the value alike: every output is
+    // gathered, the other values the pass reads are whole on every member,
+    // and no member's reduction runs over a sliced dimension (its kernel's
+    // bounds depend on the rank).
+    auto gathered = [](const FusedOutput &o) { return o.gathered_value != nullptr; };
+    auto whole = [&](const DFuncContents *f) {
+        return a.of(f).layout.kind == LayoutKind::Replicated;
+    };
+    auto rank_free = [&](const DFuncContents *m) { return a.of(m).sliced_rvars.empty(); };
+    step.replicable = std::all_of(g.outputs.begin(), g.outputs.end(), gathered) &&
+                      std::all_of(g.extra_inputs.begin(), g.extra_inputs.end(), whole) &&
+                      std::all_of(g.members.begin(), g.members.end(), rank_free);
     return step;
 }
 
@@ -173,6 +185,7 @@ coconet_fused_call pass_call(const ProgramStep &s) {
     c.chunk_elements = s.chunk_elements;
     c.path = s.path;
     c.range_dim = s.chunk_dim;
+    c.replicable = s.replicable ? 1 : 0;
     return c;
 }
 

@@ -51,6 +51,7 @@ struct ProgramStep {
     std::vector<int> pass_outs, gathered, slices, extras;
     int chunks = 0;
     int chunk_dim = -1;                 // an overlapped pass: the dimension its chunks run along
+    bool replicable = false;            // coconet_fused_call::replicable
     std::vector<ProgramKernel> kernels; // added by whoever compiles them
     // An overlapped collective (name above): its descriptor and the value it writes.
     coconet_collective_desc collective{};

@@ -175,6 +175,64 @@ TEST_CASE("lower_spmd: overlapped collectives", "[passes][schedules]") {
     }
 }
 
+TEST_CASE("plan_program: a fused pass is replicable only where any member may compute all of it",
+          "[passes][schedules]") {
+    Var i("i");
+    DFunc x = input("x", Halide::Float(32), {10}, Local());
+    DFunc whole = input("whole", Halide::Float(32), {10}, Replicated());
+    DFunc sliced = input("sliced", Halide::Float(32), {10}, Sliced(0));
+    auto fused_step = [](const Program &p) {
+        const ProgramPlan plan = plan_program(lower(p), p.name());
+        for (const ProgramStep &st : plan.steps) {
+            if (st.kind == COCONET_STEP_FUSED) {
+                CHECK(pass_call(st).replicable == (st.replicable ? 1 : 0));
+                return st;
+            }
+        }
+        FAIL("no fused step");
+        return plan.steps.front();
+    };
+    {
+        // A bias whole on every rank, the sum gathered (the GEMV operator's pass).
+        DFunc s = all_reduce(x, ReduceOp::Sum, "s");
+        s.split_collective(0);
+        DFunc y("y");
+        y(i) = s(i) + whole(i);
+        y.compute_sliced();
+        y.fuse_with(s);
+        Program p("gathered");
+        p.output(y, Replicated());
+        const ProgramStep st = fused_step(p);
+        CHECK(st.gathered == std::vector<int>{1});
+        CHECK(st.replicable);
+    }
+    {
+        // Each rank's slice of what it adds only (an optimizer's sliced state).
+        DFunc s = all_reduce(x, ReduceOp::Sum, "s");
+        s.split_collective(0);
+        DFunc y("y");
+        y(i) = s(i) + sliced(i);
+        y.fuse_with(s);
+        Program p("sliced_extra");
+        p.output(all_gather(y, "y_all"), Replicated());
+        const ProgramStep st = fused_step(p);
+        CHECK(st.gathered == std::vector<int>{1});
+        CHECK_FALSE(st.replicable);
+    }
+    {
+        // The result left in slices: no member computes the others'.
+        DFunc s = reduce_scatter(x, 0, ReduceOp::Sum, "s");
+        DFunc y("y");
+        y(i) = s(i) + whole(i);
+        y.fuse_with(s);
+        Program p("slices");
+        p.output(y, Sliced(0));
+        const ProgramStep st = fused_step(p);
+        CHECK(st.gathered == std::vector<int>{0});
+        CHECK_FALSE(st.replicable);
+    }
+}
+
 TEST_CASE("lower() dumps every pass under COCONET_DEBUG", "[passes]") {
     DFunc g = input("g", Halide::Float(32), {8}, Local());
     DFunc t = all_reduce(g, ReduceOp::Sum, "t");

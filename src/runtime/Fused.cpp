@@ -77,6 +77,12 @@ std::string FusedPlan::check(int rank) const {
     if (!c.kernel || c.nout < 1 || !c.outs || !c.gathered) {
         return "missing kernel or outputs";
     }
+    for (int i = 0; c.replicable && i < c.nout; i++) {
+        if (!c.gathered[i]) {
+            return "replicable, but output " + std::to_string(i) +
+                   " is not gathered (a replicated pass computes every output whole)";
+        }
+    }
     if (!group.has(rank)) {
         return "";
     }
@@ -118,7 +124,7 @@ bool FusedPlan::same_call(const FusedPlan &o) const {
     for (int i = 0; same && i < a.nout; i++) {
         same = a.gathered[i] == b.gathered[i];
     }
-    return same;
+    return same && a.replicable == b.replicable;
 }
 
 Box FusedPlan::slice(int r) const {

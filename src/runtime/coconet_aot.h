@@ -46,7 +46,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 8
+#define COCONET_AOT_VERSION 9
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,

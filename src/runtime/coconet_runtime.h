@@ -306,7 +306,7 @@ typedef enum {
 
 // The version of coconet_fused_call; a call records the version it was
 // built against (and its size), and the runtime refuses another.
-#define COCONET_FUSED_CALL_VERSION 4
+#define COCONET_FUSED_CALL_VERSION 5
 
 typedef struct {
     uint32_t version; // COCONET_FUSED_CALL_VERSION (coconet_fused_call_init sets it)
@@ -343,6 +343,13 @@ typedef struct {
     // for each gathered output i and each peer, instead of copying.
     int (*gather)(void *kernel_context, int32_t output, halide_buffer_t *peer_out,
                   const int32_t *min, const int32_t *extent);
+    // 1: the kernel computes the same values on every member for any chunk of
+    // the source's full box (every output gathered, whatever else it reads the
+    // same on every member and over the whole box). A small pass may then run
+    // replicated: every member reduces and computes the whole value from all
+    // members' sources, meeting its peers once instead of exchanging slices
+    // (the MPI backend's direct path; COCONET_FUSED_REPLICATE).
+    int32_t replicable;
 } coconet_fused_call;
 
 // A call with every field zero but the version and size.

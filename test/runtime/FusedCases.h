@@ -4,9 +4,9 @@
 // computed here from every rank's input (deterministic from (rank, index)).
 //
 // The kernel computes r = srcs[0] op srcs[1] op ... over its chunk and writes
-// out0 = 2 r + 1 (this rank's slice) and out1 = r - 1 (gathered: the full box
-// on every group member). Everything lives in namespace fused_test, as inline
-// functions and templates, so that a program may use only part of it.
+// out0 = 2 r + 1 (this rank's slice; gathered too in a replicable case) and
+// out1 = r - 1 (gathered: the full box on every group member). Everything lives in namespace
+// fused_test, as inline functions and templates, so that a program may use only part of it.
 #ifndef COCONET_TEST_FUSED_CASES_H
 #define COCONET_TEST_FUSED_CASES_H
 
@@ -67,6 +67,8 @@ struct FusedCase {
     // > 0: one chunk of an overlap along the sliced dimension, piece `piece`
     // of `pieces` of every member's slice.
     int pieces = 0, piece = 0;
+    // Both outputs gathered and the call replicable (coconet_fused_call::replicable).
+    bool replicable = false;
 
     std::string str() const {
         std::ostringstream s;
@@ -76,6 +78,9 @@ struct FusedCase {
         if (pieces > 0) {
             s << " piece " << piece << " of " << pieces;
         }
+        if (replicable) {
+            s << " replicable";
+        }
         return s.str();
     }
 };
@@ -83,7 +88,7 @@ struct FusedCase {
 // Shapes that do not divide by the group size (also smaller than the group),
 // sliced along dimension 0 and 1, sum and max, float and int32, over the world
 // and both groups of world.split(2), in chunks of 3 or 5 elements (so several
-// kernel calls run) or the default.
+// kernel calls run) or the default; every third also replicable.
 inline std::vector<FusedCase> make_fused_cases(int R) {
     auto box = [](std::vector<int64_t> n) {
         Box b;
@@ -130,6 +135,11 @@ inline std::vector<FusedCase> make_fused_cases(int R) {
                         c.name += "p";
                         c.pieces = 2 + serial % 3;
                         c.piece = serial % c.pieces;
+                        cases.push_back(c);
+                    }
+                    if (serial % 3 == 0) {
+                        c.name += "r";
+                        c.replicable = true;
                         cases.push_back(c);
                     }
                     serial++;
@@ -332,6 +342,7 @@ inline coconet_fused_call make_call(const FusedCase &c, const char *name, int pa
     call.kernel_context = log;
     call.chunk_elements = c.chunk;
     call.path = path;
+    call.replicable = c.replicable ? 1 : 0;
     if (c.pieces > 0) {
         call.ranged = 1;
         call.range_dim = c.dim;
@@ -384,11 +395,11 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
         arena->used = 0;
     }
     FusedBuf src(c.type, member ? c.full : nothing, c.strided, arena);
-    FusedBuf out0(c.type, mine, c.strided, arena),
+    FusedBuf out0(c.type, c.replicable && member ? c.full : mine, c.strided, arena),
         out1(c.type, member ? c.full : nothing, !c.strided, arena);
     for_each_point(src.box, [&](const int64_t *x) { src.at<T>(x) = input<T>(r, x, c.full.dims); });
     halide_buffer_t *outs[2] = {&out0.b, &out1.b};
-    const int32_t gathered[2] = {0, 1};
+    const int32_t gathered[2] = {c.replicable ? 1 : 0, 1};
     KernelLog log;
     log.comm = comm;
     log.op = c.op;
@@ -418,8 +429,10 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
     if (!mine.empty() && log.calls == 0) {
         err << "the kernel never ran; ";
     }
-    // Chunks are cut along the outermost dimension: at most max(chunk, row) elements.
-    const int64_t row = mine.count() / std::max<int64_t>(mine.extent[mine.dims - 1], 1);
+    // Chunks are cut along the outermost dimension: at most max(chunk, row)
+    // elements (a replicated pass cuts every member's box, rows of the full box at most).
+    const Box &cut = c.replicable ? c.full : mine;
+    const int64_t row = cut.count() / std::max<int64_t>(cut.extent[cut.dims - 1], 1);
     if (c.chunk > 0 && log.largest_chunk > std::max(c.chunk, row)) {
         err << "a chunk of " << log.largest_chunk << " elements, asked for " << c.chunk << "; ";
     }
@@ -443,16 +456,23 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
             err << which << ": written outside its box; ";
         }
     };
-    compare(out0, mine, out0_of<T>, "out0");
-    if (c.pieces == 0) {
-        compare(out1, c.full, out1_of<T>, "out1 (gathered)");
-    } else {
-        // Every member's piece, gathered; the rest of out1 is not the call's.
-        for (int q = g.first; q < g.first + g.size; q++) {
-            compare(out1, slice_box(c.full, c.dim, g.size, q - g.first, c.pieces, c.piece),
-                    out1_of<T>, "out1 (gathered piece)");
+    auto compare_gathered = [&](FusedBuf &out, T (*f)(T), const char *which) {
+        if (c.pieces == 0) {
+            compare(out, c.full, f, which);
+            return;
         }
+        // Every member's piece; the rest of the output is not the call's.
+        for (int q = g.first; q < g.first + g.size; q++) {
+            compare(out, slice_box(c.full, c.dim, g.size, q - g.first, c.pieces, c.piece), f,
+                    which);
+        }
+    };
+    if (c.replicable) {
+        compare_gathered(out0, out0_of<T>, "out0 (gathered)");
+    } else {
+        compare(out0, mine, out0_of<T>, "out0");
     }
+    compare_gathered(out1, out1_of<T>, "out1 (gathered)");
     return err.str();
 }
 
@@ -461,8 +481,14 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
 // the first failures (at most `keep`).
 inline std::vector<std::string> run_fused_cases(int R, int r, coconet_comm *comm, int path,
                                                 size_t *ncases, size_t keep = 10,
-                                                Arena *arena = nullptr) {
-    const std::vector<FusedCase> cases = make_fused_cases(R);
+                                                Arena *arena = nullptr,
+                                                bool only_replicable = false) {
+    std::vector<FusedCase> cases = make_fused_cases(R);
+    if (only_replicable) {
+        cases.erase(std::remove_if(cases.begin(), cases.end(),
+                                   [](const FusedCase &c) { return !c.replicable; }),
+                    cases.end());
+    }
     *ncases = cases.size();
     std::vector<std::string> failures;
     for (const FusedCase &c : cases) {

@@ -5,8 +5,9 @@
 // path then takes, as it does when the environment sets it). The cases
 // (FusedCases.h, shared with test_runtime_threads.cpp) run on the direct path
 // (shared-memory window), the ring and AUTO; then the paths each request
-// resolves to, a mismatched call on both paths, counters, and a missing rank
-// and a slow one (timeouts naming them). Prints one [PASS]/[FAIL] line per
+// resolves to, a mismatched call on both paths, counters, replicated passes
+// forced on and off (and ranks disagreeing), and a missing rank and a slow
+// one (timeouts naming them). Prints one [PASS]/[FAIL] line per
 // check on rank 0; exits non-zero on any failure.
 #include <chrono>
 #include <cstdio>
@@ -93,6 +94,57 @@ void check_mismatch(coconet_comm *comm, int R, int r, int path, int64_t other_n 
                (other_n > 10 ? " (of " + std::to_string(other_n) + " elements)" : "") +
                " makes every member fail at once with a message naming the rank and both "
                "calls; later calls work");
+}
+
+// Replicable cases on the direct path both ways: `always` replicates each,
+// `never` takes the slices' path (the default replicates the small ones, as
+// the cases are). Then a member deciding otherwise than its peers: it meets
+// them with another signature, and every member fails naming it. Every rank
+// sets the switch at the same point.
+void check_replication(coconet_comm *comm, int R, int r) {
+    for (const char *mode : {"always", "never"}) {
+        setenv("COCONET_FUSED_REPLICATE", mode, 1);
+        size_t ncases = 0;
+        const std::vector<std::string> bad =
+            run_fused_cases(R, r, comm, COCONET_PATH_DIRECT, &ncases, 5, nullptr, true);
+        for (const std::string &e : bad) {
+            std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
+        }
+        report(bad.empty() && ncases >= 10, std::string("COCONET_FUSED_REPLICATE=") + mode + ": " +
+                                                std::to_string(ncases) +
+                                                " replicable cases on the direct path match the "
+                                                "reference");
+    }
+    if (R < 2) {
+        unsetenv("COCONET_FUSED_REPLICATE");
+        return;
+    }
+    setenv("COCONET_FUSED_REPLICATE", r == R - 1 ? "never" : "always", 1);
+    FusedCase c = SmallCall::one_dim(10);
+    c.name = "fr";
+    c.replicable = true;
+    const std::string e = run_fused_case<float>(c, R, r, comm, COCONET_PATH_DIRECT, nullptr);
+    unsetenv("COCONET_FUSED_REPLICATE");
+    const std::string want =
+        r == R - 1 ? "rank 0 called fused reduce_scatter 'fr' with other arguments"
+                     " at the same time: every group member must make the same collective calls "
+                     "in the same order (rank 0 takes the replicated direct path, this rank the "
+                     "direct path)"
+                   : "rank " + std::to_string(R - 1) +
+                         " called fused reduce_scatter 'fr' with other arguments at the same "
+                         "time: every group member must make the same collective calls in the "
+                         "same order (rank " +
+                         std::to_string(R - 1) +
+                         " takes the direct path, this rank the replicated direct path)";
+    const bool ok = contains(e, want);
+    if (!ok) {
+        std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
+    }
+    c.name = "fr_again";
+    const std::string again = run_fused_case<float>(c, R, r, comm, COCONET_PATH_DIRECT, nullptr);
+    report(ok && again.empty(), "a member that does not replicate a pass its peers replicate "
+                                "makes every member fail naming it and both paths; later "
+                                "calls work");
 }
 
 void check_counters(coconet_comm *comm, int R, int r, int path) {
@@ -258,6 +310,7 @@ int main(int argc, char **argv) {
         }
         check_counters(comm, R, r, path);
     }
+    check_replication(comm, R, r);
     check_window_memory(comm, R, r);
     // Frees the shared windows (collective over each group).
     coconet_mpi_comm_destroy(comm);
