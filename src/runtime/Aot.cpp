@@ -484,6 +484,9 @@ private:
                 values.push_back(v);
             }
         }
+        if (values.empty()) {
+            return; // nor the key, on every call of a program with small values
+        }
         std::vector<size_t> bytes;
         std::string key = value_memory_prefix(p_);
         for (int v : values) {
@@ -681,14 +684,15 @@ private:
         }
     }
 
-    void call(const coconet_function &f, std::vector<void *> &argv, const std::string &what) const {
+    // Runs step s's pipeline (its message, built only on failure, names it).
+    void call(const coconet_function &f, std::vector<void *> &argv, int s) const {
         const std::string earlier = coconet_comm_last_error(comm_);
         const int status = f.call(f.context, argv.data());
         if (status != 0) {
             std::string msg = coconet_comm_last_error(comm_);
             if (msg == earlier) {
-                msg = what + " failed with Halide error " + std::to_string(status) +
-                      " (Halide printed the reason)";
+                msg = "Halide pipeline " + std::to_string(s) + " failed with Halide error " +
+                      std::to_string(status) + " (Halide printed the reason)";
             }
             fail(status, msg);
         }
@@ -699,7 +703,9 @@ private:
     void run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t *only_output) {
         void *uc = comm_;
         std::vector<void *> argv = {&uc};
+        argv.reserve(1 + step.nparams + step.nouts);
         InputCopies copies;
+        copies.inputs.reserve(step.nparams);
         for (int i = 0; i < step.nparams; i++) {
             mark_host_newest(value(step.params[i]));
             copies.add(value(step.params[i]));
@@ -708,7 +714,7 @@ private:
         for (int i = 0; i < step.nouts; i++) {
             argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
         }
-        call(step.pipeline, argv, "Halide pipeline " + std::to_string(s));
+        call(step.pipeline, argv, s);
         coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());
     }
 
@@ -785,6 +791,7 @@ private:
                           halide_buffer_t *const *outs) {
         void *uc = comm_;
         std::vector<void *> argv = {&uc};
+        argv.reserve(1 + k.kernel->nsrc + k.extras.size() + 2 + k.nout);
         InputCopies copies;
         const bool device = k.kernel->device != 0;
         std::vector<std::unique_ptr<coconet_rt::BufferView>> views;

@@ -34,6 +34,7 @@ extern "C" int coconet_mpi_available(void) {
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <thread>
@@ -120,6 +121,19 @@ struct FusedSignature {
     }
 };
 
+// dst = the parts one after another, cut to fit: what snprintf writes,
+// without its cost on every fused call.
+template<size_t N>
+void join_into(char (&dst)[N], std::initializer_list<const char *> parts) {
+    size_t at = 0;
+    for (const char *p : parts) {
+        for (; *p && at + 1 < N; p++) {
+            dst[at++] = *p;
+        }
+    }
+    dst[at] = 0;
+}
+
 uint64_t fnv1a(uint64_t h, uint64_t v) {
     for (int k = 0; k < 8; k++) {
         h = (h ^ ((v >> (8 * k)) & 0xff)) * 1099511628211ull;
@@ -155,7 +169,7 @@ FusedSignature fused_signature(const FusedPlan &plan, int64_t path) {
     s.outs_hash = (int64_t)fnv1a(outs_hash, (uint64_t)c.replicable);
     s.type_code = c.src ? c.src->type.code : -1, s.type_bits = c.src ? c.src->type.bits : 0;
     s.path = path;
-    std::snprintf(s.name, sizeof(s.name), "fused reduce_scatter '%s'", c.name ? c.name : "");
+    join_into(s.name, {"fused reduce_scatter '", c.name ? c.name : "", "'"});
     return s;
 }
 
