@@ -400,13 +400,13 @@ constexpr size_t align64(size_t n) {
 
 // A replicable pass runs replicated (MpiComm::fused_replicated) where each
 // member reads at most this many bytes of its peers' sources: (members - 1)
-// times the source (which is at most this large in any case: the size of
-// each of the window's two areas for it). Against the direct path it saves two meetings (0.3-1 us
-// each, far more with ranks sharing cores) and reads (members - 2) / members
-// of the peers' share more: the GEMV's 4 KiB pass under MPI took 2.5-4 us
-// against 7.5-10 (2 ranks), and its operator ran 1.17-1.19x its baseline's
-// speed against 0.98-1.04 (4 ranks on 2 cores); at 8 KiB and 4 ranks both
-// paths were within noise.
+// times the source, which is at most this large in any case (the size of
+// each of the window's two areas for it). Against the direct path it saves
+// two meetings (0.3-1 us each, far more with ranks sharing cores) and reads
+// (members - 2) / members of the peers' share more: the GEMV's 4 KiB pass
+// under MPI took 2.5-4 us against 7.5-10 (2 ranks), and its operator ran
+// 1.17-1.19x its baseline's speed against 0.98-1.04 (4 ranks on 2 cores); at
+// 8 KiB and 4 ranks both paths were within noise.
 constexpr size_t kReplicatedBytes = 32768;
 
 // Where a buffer lies in window memory (coconet_mpi_alloc's, or the
@@ -422,10 +422,11 @@ struct WindowPlace {
 // signatures of its calls (two, by the barrier's parity: check_same_call),
 // two areas for a replicated pass's source (by the parity too:
 // fused_replicated; apart from the rest, which other passes write while a
-// peer may still read the last replicated source), where its source and gathered outputs lie when
-// they are window memory of the caller's (one WindowPlace each), its source (the full box, dense)
-// unless peers read it in place, then per gathered output its slice of it
-// (dense). Every member computes the same layout.
+// peer may still read the last replicated source), where its source and
+// gathered outputs lie when they are window memory of the caller's (one
+// WindowPlace each), its source (the full box, dense) unless peers read it
+// in place, then per gathered output its slice of it (dense). Every member
+// computes the same layout.
 struct FusedLayout {
     static constexpr size_t kSignaturesOffset = 64; // after the barrier slot
     static constexpr size_t kSignatureStride = align64(sizeof(FusedSignature));
@@ -1259,31 +1260,25 @@ struct MpiComm : coconet_comm {
             mine[1 + i] = c.gathered[i] ? place_of(c.outs[i], plan.full) : WindowPlace{};
         }
         if (plan.reduces() && mine[0].window < 0) {
-            coconet_rt::DenseView posted(w->base[me] + layout.src_offset, plan.full, c.src->type);
+            std::vector<Box> theirs;
             for (int q = g.first; q < g.first + g.size; q++) {
-                const Box theirs = plan.slice(q);
-                if (q != rank && !theirs.empty()) {
-                    coconet_rt::copy_box(c.src, &posted.buf, theirs);
-                    count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * plan.element_bytes());
+                if (q != rank && !plan.slice(q).empty()) {
+                    theirs.push_back(plan.slice(q));
                 }
             }
+            post_source(plan, w->base[me] + layout.src_offset, theirs);
         }
-        rc = ready ? same_call_in_window(*w, g, signature, what)
-                   : window_barrier(*w, what + " (sources posted)");
+        rc = sources_posted(*w, g, signature, what, ready);
         if (rc != COCONET_OK) {
             return rc;
         }
         // Member k's data: its source, its slice of each gathered output in
         // its segment (slices[i][k]), and its gathered outputs where they are
         // window memory (direct[i][k], null where not).
-        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
-        std::vector<const halide_buffer_t *> srcs;
-        for (int k = 0; plan.reduces() && k < g.size; k++) {
-            views.push_back(in_window(FusedLayout::places(w->base[k])[0], g.first + k,
-                                      w->base[k] + layout.src_offset, plan.full, c.src->type));
-            // This rank reads its own source in place.
-            srcs.push_back(k == me ? c.src : &views.back()->buf);
-        }
+        const Sources srcs = sources_of(plan, [&](int k) {
+            return in_window(FusedLayout::places(w->base[k])[0], g.first + k,
+                             w->base[k] + layout.src_offset, plan.full, c.src->type);
+        });
         std::vector<std::vector<std::unique_ptr<coconet_rt::DenseView>>> slices(c.nout),
             direct(c.nout);
         std::vector<bool> posting(c.nout, false); // some member reads slices from the window
@@ -1301,7 +1296,7 @@ struct MpiComm : coconet_comm {
         }
         int kernel_rc = COCONET_OK;
         for (const Box &chunk : plan.chunks(plan.slice(rank))) {
-            kernel_rc = plan.run_kernel(*this, chunk, srcs);
+            kernel_rc = plan.run_kernel(*this, chunk, srcs.buffers);
             if (kernel_rc != COCONET_OK) {
                 break;
             }
@@ -1370,6 +1365,42 @@ struct MpiComm : coconet_comm {
         return rc != COCONET_OK ? rc : shared_window(g, bytes, what, w);
     }
 
+    // The sources a pass's kernel reads, in group-rank order: this rank's
+    // own in place, member k's through view_of(k) (kept in `views`).
+    struct Sources {
+        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
+        std::vector<const halide_buffer_t *> buffers;
+    };
+    template<typename ViewOf>
+    Sources sources_of(const FusedPlan &plan, ViewOf &&view_of) const {
+        Sources s;
+        for (int k = 0; plan.reduces() && k < plan.group.size; k++) {
+            s.views.push_back(view_of(k));
+            s.buffers.push_back(plan.group.first + k == rank ? plan.call.src
+                                                             : &s.views.back()->buf);
+        }
+        return s;
+    }
+
+    // Copies `boxes` of the pass's source into the dense full box at `area`
+    // of this rank's segment, where peers read them.
+    void post_source(const FusedPlan &plan, uint8_t *area, const std::vector<Box> &boxes) {
+        coconet_rt::DenseView posted(area, plan.full, plan.call.src->type);
+        for (const Box &b : boxes) {
+            coconet_rt::copy_box(plan.call.src, &posted.buf, b);
+            count_bytes(COCONET_FUSED, (uint64_t)b.count() * plan.element_bytes());
+        }
+    }
+
+    // A pass's first meeting, once this rank's source is posted: the call's
+    // check where the window was large enough (pass_window's *ready), else
+    // (checked before) a barrier.
+    int sources_posted(SharedWindow &w, const Group &g, const FusedSignature &signature,
+                       const std::string &what, bool ready) {
+        return ready ? same_call_in_window(w, g, signature, what)
+                     : window_barrier(w, what + " (sources posted)");
+    }
+
     // Whether a pass on the direct path runs replicated (fused_replicated):
     // its kernel allows it and its source is small (kReplicatedBytes;
     // COCONET_FUSED_REPLICATE=always|never decides instead for any source
@@ -1419,32 +1450,24 @@ struct MpiComm : coconet_comm {
         if (!plan.pieces() || c.pieces == 1) {
             boxes.assign(1, plan.full);
         }
-        const halide_type_t type = plan.reduces() ? c.src->type : halide_type_t();
         if (plan.reduces()) {
-            coconet_rt::DenseView posted(w->base[g.local(rank)] +
-                                             FusedLayout::replicated_source(w->barrier.epoch() + 1),
-                                         plan.full, type);
-            for (const Box &b : boxes) {
-                coconet_rt::copy_box(c.src, &posted.buf, b);
-                count_bytes(COCONET_FUSED, (uint64_t)b.count() * plan.element_bytes());
-            }
+            post_source(plan,
+                        w->base[g.local(rank)] +
+                            FusedLayout::replicated_source(w->barrier.epoch() + 1),
+                        boxes);
         }
-        rc = ready ? same_call_in_window(*w, g, signature, what)
-                   : window_barrier(*w, what + " (sources posted)");
+        rc = sources_posted(*w, g, signature, what, ready);
         if (rc != COCONET_OK) {
             return rc;
         }
-        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
-        std::vector<const halide_buffer_t *> srcs;
-        for (int k = 0; plan.reduces() && k < g.size; k++) {
-            views.push_back(std::make_unique<coconet_rt::DenseView>(
-                w->base[k] + FusedLayout::replicated_source(w->barrier.epoch()), plan.full, type));
-            // This rank reads its own source in place.
-            srcs.push_back(g.first + k == rank ? c.src : &views.back()->buf);
-        }
+        const Sources srcs = sources_of(plan, [&](int k) {
+            return std::make_unique<coconet_rt::DenseView>(
+                w->base[k] + FusedLayout::replicated_source(w->barrier.epoch()), plan.full,
+                c.src->type);
+        });
         for (const Box &b : boxes) {
             for (const Box &chunk : plan.chunks(b)) {
-                rc = plan.run_kernel(*this, chunk, srcs);
+                rc = plan.run_kernel(*this, chunk, srcs.buffers);
                 if (rc != COCONET_OK) {
                     return rc;
                 }
