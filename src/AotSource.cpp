@@ -95,8 +95,8 @@ std::string pass_text(const ProgramStep &s, const std::string &gathered) {
     return Fields()("version", c.version)("size", "sizeof(coconet_fused_call)")(
                "name", c_string(s.name))("op", c.op)("dim", c.dim)("nsplit", c.nsplit)(
                "group", c.group)("dims", c.dims)("n", braced(c.n))("nout", c.nout)(
-               "gathered", gathered)("chunk_elements",
-                                     c.chunk_elements)("path", c.path)("range_dim", c.range_dim)("replicable", c.replicable)
+               "gathered", gathered)("chunk_elements", c.chunk_elements)("path", c.path)(
+               "range_dim", c.range_dim)("replicable", c.replicable)
         .str();
 }
 

@@ -69,6 +69,9 @@ struct FusedCase {
     int pieces = 0, piece = 0;
     // Both outputs gathered and the call replicable (coconet_fused_call::replicable).
     bool replicable = false;
+    // Mixed into the inputs: consecutive cases differ in data even where they
+    // match in shape, so that a read of a previous call's posted data shows.
+    int salt = 0;
 
     std::string str() const {
         std::ostringstream s;
@@ -146,6 +149,9 @@ inline std::vector<FusedCase> make_fused_cases(int R) {
                 }
             }
         }
+    }
+    for (size_t k = 0; k < cases.size(); k++) {
+        cases[k].salt = (int)k;
     }
     return cases;
 }
@@ -244,8 +250,8 @@ void for_each_point(const Box &box, F &&f) {
 
 // Rank q's input at x: float sums round, so that another order would show.
 template<typename T>
-T input(int q, const int64_t *x, int dims) {
-    int64_t h = 13 * q + 5;
+T input(int q, const int64_t *x, int dims, int salt = 0) {
+    int64_t h = 13 * q + 5 + 101 * salt;
     for (int d = 0; d < dims; d++) {
         h = h * 37 + x[d] * (d + 3);
     }
@@ -312,9 +318,9 @@ inline int fused_kernel(void *context, int32_t nsrc, const halide_buffer_t *cons
 // The reduction over the group in rank order, written independently.
 template<typename T>
 T reference(const FusedCase &c, const Members &g, const int64_t *x) {
-    T acc = input<T>(g.first, x, c.full.dims);
+    T acc = input<T>(g.first, x, c.full.dims, c.salt);
     for (int q = g.first + 1; q < g.first + g.size; q++) {
-        const T v = input<T>(q, x, c.full.dims);
+        const T v = input<T>(q, x, c.full.dims, c.salt);
         acc = c.op == COCONET_SUM ? (T)(acc + v) : std::max(acc, v);
     }
     return acc;
@@ -355,18 +361,20 @@ inline coconet_fused_call make_call(const FusedCase &c, const char *name, int pa
 // One small call over the world on rank r of R: a 1-D float sum of n
 // elements, one slice output and one gathered output; inputs from (rank, index).
 struct SmallCall {
-    static FusedCase one_dim(int64_t n) {
+    static FusedCase one_dim(int64_t n, bool replicable = false) {
         FusedCase c;
         c.full.dims = 1;
         c.full.extent[0] = n;
+        c.replicable = replicable;
         return c;
     }
 
+    // `replicable`: both outputs gathered, and the call replicable.
     SmallCall(coconet_comm *comm, int R, int r, const char *name, int path, int64_t n,
-              Arena *arena = nullptr)
-        : c(one_dim(n)), src(c.type, c.full, false, arena),
-          out0(c.type, slice_box(c.full, 0, R, r), false, arena),
-          out1(c.type, c.full, false, arena) {
+              Arena *arena = nullptr, bool replicable = false)
+        : c(one_dim(n, replicable)), src(c.type, c.full, false, arena),
+          out0(c.type, replicable ? c.full : slice_box(c.full, 0, R, r), false, arena),
+          out1(c.type, c.full, false, arena), gathered{replicable ? 1 : 0, 1} {
         for_each_point(c.full, [&](const int64_t *x) { src.at<float>(x) = input<float>(r, x, 1); });
         log.comm = comm;
         call = make_call(c, name, path, &src.b, outs, gathered, &log);
@@ -375,7 +383,7 @@ struct SmallCall {
     FusedCase c;
     FusedBuf src, out0, out1;
     halide_buffer_t *outs[2] = {&out0.b, &out1.b};
-    const int32_t gathered[2] = {0, 1};
+    const int32_t gathered[2];
     KernelLog log;
     coconet_fused_call call{};
 };
@@ -397,7 +405,8 @@ std::string run_fused_case(const FusedCase &c, int R, int r, coconet_comm *comm,
     FusedBuf src(c.type, member ? c.full : nothing, c.strided, arena);
     FusedBuf out0(c.type, c.replicable && member ? c.full : mine, c.strided, arena),
         out1(c.type, member ? c.full : nothing, !c.strided, arena);
-    for_each_point(src.box, [&](const int64_t *x) { src.at<T>(x) = input<T>(r, x, c.full.dims); });
+    for_each_point(src.box,
+                   [&](const int64_t *x) { src.at<T>(x) = input<T>(r, x, c.full.dims, c.salt); });
     halide_buffer_t *outs[2] = {&out0.b, &out1.b};
     const int32_t gathered[2] = {c.replicable ? 1 : 0, 1};
     KernelLog log;

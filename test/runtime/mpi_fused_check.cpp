@@ -47,8 +47,8 @@ void check_cases(coconet_comm *comm, int R, int r, int path) {
 
 // One small call over the world (1-D float sum of n elements); `name` per rank.
 int one_call(coconet_comm *comm, int R, int r, int path, const char *name, int64_t n = 10,
-             coconet_fused_kernel kernel = fused_kernel) {
-    SmallCall one(comm, R, r, name, path, n);
+             coconet_fused_kernel kernel = fused_kernel, bool replicable = false) {
+    SmallCall one(comm, R, r, name, path, n, nullptr, replicable);
     one.call.kernel = kernel;
     return coconet_fused_reduce_scatter(comm, &one.call);
 }
@@ -96,17 +96,22 @@ void check_mismatch(coconet_comm *comm, int R, int r, int path, int64_t other_n 
                "calls; later calls work");
 }
 
-// Replicable cases on the direct path both ways: `always` replicates each,
-// `never` takes the slices' path (the default replicates the small ones, as
-// the cases are). Then a member deciding otherwise than its peers: it meets
-// them with another signature, and every member fails naming it. Every rank
-// sets the switch at the same point.
+// Replicable cases on the direct path both ways: `always` replicates each
+// (on a communicator of its own: the first call makes the window), `never`
+// takes the slices' path. Then a member that never replicates against peers
+// on the default: it meets them with another signature (the default
+// replicates a call this small), and every member fails naming it. Every
+// rank sets the switch at the same point.
 void check_replication(coconet_comm *comm, int R, int r) {
     for (const char *mode : {"always", "never"}) {
         setenv("COCONET_FUSED_REPLICATE", mode, 1);
+        coconet_comm *fresh = mode[0] == 'a' ? coconet_mpi_comm_create(30.0) : comm;
         size_t ncases = 0;
         const std::vector<std::string> bad =
-            run_fused_cases(R, r, comm, COCONET_PATH_DIRECT, &ncases, 5, nullptr, true);
+            run_fused_cases(R, r, fresh, COCONET_PATH_DIRECT, &ncases, 5, nullptr, true);
+        if (fresh != comm) {
+            coconet_mpi_comm_destroy(fresh);
+        }
         for (const std::string &e : bad) {
             std::fprintf(stderr, "rank %d: %s\n", r, e.c_str());
         }
@@ -119,7 +124,11 @@ void check_replication(coconet_comm *comm, int R, int r) {
         unsetenv("COCONET_FUSED_REPLICATE");
         return;
     }
-    setenv("COCONET_FUSED_REPLICATE", r == R - 1 ? "never" : "always", 1);
+    if (r == R - 1) {
+        setenv("COCONET_FUSED_REPLICATE", "never", 1);
+    } else {
+        unsetenv("COCONET_FUSED_REPLICATE");
+    }
     FusedCase c = SmallCall::one_dim(10);
     c.name = "fr";
     c.replicable = true;
@@ -142,9 +151,9 @@ void check_replication(coconet_comm *comm, int R, int r) {
     }
     c.name = "fr_again";
     const std::string again = run_fused_case<float>(c, R, r, comm, COCONET_PATH_DIRECT, nullptr);
-    report(ok && again.empty(), "a member that does not replicate a pass its peers replicate "
-                                "makes every member fail naming it and both paths; later "
-                                "calls work");
+    report(ok && again.empty(), "a member that does not replicate a pass its peers replicate by "
+                                "default makes every member fail naming it and both paths; "
+                                "later calls work");
 }
 
 void check_counters(coconet_comm *comm, int R, int r, int path) {
@@ -220,13 +229,13 @@ void check_window_memory(coconet_comm *comm, int R, int r) {
 
 // On a communicator of its own (a timeout leaves it refusing calls): the last
 // rank skips a fused call; the others time out naming it.
-void check_timeout(int R, int r, int path) {
+void check_timeout(int R, int r, int path, bool replicable = false) {
     coconet_comm *comm = coconet_mpi_comm_create(1.0);
     MPI_Barrier(MPI_COMM_WORLD);
     bool ok = true;
     if (r != R - 1) {
         const auto start = std::chrono::steady_clock::now();
-        const int rc = one_call(comm, R, r, path, "late");
+        const int rc = one_call(comm, R, r, path, "late", 10, fused_kernel, replicable);
         const double took =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string msg = coconet_comm_last_error(comm);
@@ -245,7 +254,7 @@ void check_timeout(int R, int r, int path) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     coconet_mpi_comm_destroy(comm);
-    report(ok, std::string("path ") + path_name(path) +
+    report(ok, std::string("path ") + path_name(path) + (replicable ? ", replicated" : "") +
                    ": a missing rank makes the others time out naming it");
 }
 
@@ -319,6 +328,7 @@ int main(int argc, char **argv) {
             check_timeout(R, r, path);
             check_slow_rank(R, r, path);
         }
+        check_timeout(R, r, COCONET_PATH_DIRECT, true);
     }
     coconet_mpi_finalize();
     return mpi_check::failures() ? 1 : 0;

@@ -657,6 +657,26 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         }
     }
 
+    SECTION("a replicable call whose outputs are not all gathered is refused") {
+        // A replicated pass computes every output whole on every member: an
+        // output holding this rank's slice only cannot take it.
+        int rc[2];
+        std::string msg[2];
+        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+            SmallCall one(comm, 2, r, "fr", COCONET_PATH_AUTO, 9);
+            one.call.replicable = 1;
+            rc[r] = coconet_fused_reduce_scatter(comm, &one.call);
+            msg[r] = coconet_comm_last_error(comm);
+        });
+        for (int r = 0; r < 2; r++) {
+            INFO(msg[r]);
+            CHECK(rc[r] == COCONET_ERR_INVALID);
+            CHECK_THAT(msg[r], Contains("rank " + std::to_string(r) +
+                                        ": fused reduce_scatter 'fr': replicable, but output 0 "
+                                        "is not gathered"));
+        }
+    }
+
     SECTION("the library path needs device buffers and a library, and says so") {
         // COCONET_PATH_LIBRARY is for a caller (the executor) holding the
         // pass's buffers on a device whose memory the backend's collective
