@@ -433,14 +433,8 @@ struct FusedLayout {
     static constexpr size_t kReplicatedOffset = kSignaturesOffset + 2 * kSignatureStride;
     static constexpr size_t kPlacesOffset = kReplicatedOffset + 2 * kReplicatedBytes;
 
-    // `replicated`: a replicated pass's (its areas only).
-    FusedLayout(const FusedPlan &plan, bool replicated) {
+    explicit FusedLayout(const FusedPlan &plan) {
         const coconet_fused_call &c = plan.call;
-        if (replicated) {
-            src_offset = kReplicatedOffset;
-            bytes = kPlacesOffset;
-            return;
-        }
         src_offset = kPlacesOffset + align64(sizeof(WindowPlace) * (1 + c.nout));
         size_t at = src_offset +
                     align64(plan.reduces() ? (size_t)plan.full.count() * plan.element_bytes() : 0);
@@ -1247,7 +1241,7 @@ struct MpiComm : coconet_comm {
         const coconet_fused_call &c = plan.call;
         const Group &g = plan.group;
         const int me = g.local(rank);
-        const FusedLayout layout(plan, false);
+        const FusedLayout layout(plan);
         SharedWindow *w = nullptr;
         bool ready = false;
         int rc = pass_window(g, layout.bytes, signature, what, &w, &ready);
@@ -1425,30 +1419,32 @@ struct MpiComm : coconet_comm {
     // source in group-rank order: the sums of the direct path, bit for bit.
     // One meeting against the direct path's three and no slices copied.
     // Sources alternate between the segment's two areas for them by the
-    // barrier's parity: data posted for barrier b is read before its reader arrives at
-    // b + 1, and the next post to the same area is for b + 2 at the earliest,
-    // once every member has arrived at b + 1. A kernel failure fails this
-    // member only: its peers computed every value themselves.
+    // barrier's parity: data posted for barrier b is read before its reader
+    // arrives at b + 1, and the next post to the same area is for b + 2 at
+    // the earliest, once every member has arrived at b + 1. The window needs
+    // those areas only (they end where a direct pass's places begin). A
+    // kernel failure fails this member only: its peers computed every value
+    // themselves.
     int fused_replicated(const FusedPlan &plan, const FusedSignature &signature,
                          const std::string &what) {
         const coconet_fused_call &c = plan.call;
         const Group &g = plan.group;
-        const FusedLayout layout(plan, true);
         SharedWindow *w = nullptr;
         bool ready = false;
-        int rc = pass_window(g, layout.bytes, signature, what, &w, &ready);
+        int rc = pass_window(g, FusedLayout::kPlacesOffset, signature, what, &w, &ready);
         if (rc != COCONET_OK) {
             return rc;
         }
         // Pieces of every slice are separate boxes; any other call's whole.
+        const bool pieces = plan.pieces() && c.pieces > 1;
         std::vector<Box> boxes;
-        for (int q = g.first; q < g.first + g.size; q++) {
+        if (!pieces) {
+            boxes.push_back(plan.full);
+        }
+        for (int q = g.first; pieces && q < g.first + g.size; q++) {
             if (!plan.slice(q).empty()) {
                 boxes.push_back(plan.slice(q));
             }
-        }
-        if (!plan.pieces() || c.pieces == 1) {
-            boxes.assign(1, plan.full);
         }
         if (plan.reduces()) {
             post_source(plan,
