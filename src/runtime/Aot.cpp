@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -21,7 +22,9 @@
 #include "Comm.h"
 #include "Device.h"
 #include "DeviceCollective.h"
+#include "Env.h"
 #include "OverlapTuning.h"
+#include "Scratch.h"
 
 namespace {
 
@@ -131,7 +134,8 @@ class Executor {
 public:
     Executor(coconet_comm *comm, const coconet_aot_program &p)
         : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
-          values_(p.nvalues, nullptr), outer_context_(comm->with_device_context),
+          values_(p.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
+          owned_(&scratch_), outer_context_(comm->with_device_context),
           outer_running_(comm->running) {
         // Collectives the pipelines call copy device data with it too, and
         // reduce on the device with its combiners.
@@ -140,9 +144,9 @@ public:
     }
 
     ~Executor() {
-        for (auto &b : owned_) {
-            if (!b->borrowed_device) {
-                free_device(&b->buf);
+        for (OwnedBuffer &b : owned_) {
+            if (!b.borrowed_device) {
+                free_device(&b.buf);
             }
         }
         comm_->with_device_context = outer_context_;
@@ -355,15 +359,16 @@ private:
     // An output whose elements share memory (a stride smaller than the span
     // of the dimensions inside it) would hold whichever write came last.
     void check_no_self_overlap(int i, const halide_buffer_t *b) const {
-        std::vector<int> dims;
+        int dims[COCONET_MAX_DIMS];
+        int n = 0;
         for (int d = 0; d < b->dimensions; d++) {
             if (b->dim[d].extent > 1) {
-                dims.push_back(d);
+                dims[n++] = d;
             }
         }
-        std::sort(dims.begin(), dims.end(),
+        std::sort(dims, dims + n,
                   [&](int x, int y) { return b->dim[x].stride < b->dim[y].stride; });
-        for (size_t k = 1; k < dims.size(); k++) {
+        for (int k = 1; k < n; k++) {
             const halide_dimension_t &inner = b->dim[dims[k - 1]], &outer = b->dim[dims[k]];
             if ((int64_t)outer.stride < (int64_t)inner.stride * inner.extent) {
                 fail(COCONET_ERR_INVALID,
@@ -406,7 +411,6 @@ private:
     void bind_arguments(halide_buffer_t *const *args) {
         args_.reserve(p_.ninputs + p_.noutputs);
         caller_device_.reserve(p_.noutputs);
-        owned_.reserve(p_.nvalues + p_.ninputs + p_.noutputs);
         for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
             args_.push_back(checked_argument(i, args[i]));
         }
@@ -456,10 +460,7 @@ private:
         return false;
     }
 
-    OwnedBuffer &own() {
-        owned_.push_back(std::make_unique<OwnedBuffer>());
-        return *owned_.back();
-    }
+    OwnedBuffer &own() { return owned_.emplace_back(); }
 
     // The buffer of value v, allocated over this rank's box unless bound.
     halide_buffer_t *output_buffer(int v) {
@@ -480,7 +481,8 @@ private:
         }
         std::vector<int> values;
         for (int v = 0; v < p_.nvalues; v++) {
-            if (coconet_aot_value_in_pass(&p_, v) && member_share_bytes(v) >= from) {
+            // The size first: whether a value is in a pass takes longer to say.
+            if (member_share_bytes(v) >= from && coconet_aot_value_in_pass(&p_, v)) {
                 values.push_back(v);
             }
         }
@@ -586,7 +588,8 @@ private:
             halide_buffer_t *b;
             bool host_newest, device_newest;
         };
-        std::vector<Before> inputs;
+        explicit InputCopies(std::pmr::memory_resource *memory) : inputs(memory) {}
+        coconet_rt::ScratchVector<Before> inputs;
         void add(halide_buffer_t *b) {
             inputs.push_back(Before{b, b->host_dirty(), b->device_dirty()});
         }
@@ -685,7 +688,7 @@ private:
     }
 
     // Runs step s's pipeline (its message, built only on failure, names it).
-    void call(const coconet_function &f, std::vector<void *> &argv, int s) const {
+    void call(const coconet_function &f, coconet_rt::ScratchVector<void *> &argv, int s) const {
         const std::string earlier = coconet_comm_last_error(comm_);
         const int status = f.call(f.context, argv.data());
         if (status != 0) {
@@ -701,10 +704,11 @@ private:
     // Halide step s; with `only_output`, into that buffer (a chunk of an
     // overlapped pass's source).
     void run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t *only_output) {
+        coconet_rt::Scratch<512> scratch; // this may be an overlapped producer's thread
         void *uc = comm_;
-        std::vector<void *> argv = {&uc};
+        coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
         argv.reserve(1 + step.nparams + step.nouts);
-        InputCopies copies;
+        InputCopies copies(&scratch);
         copies.inputs.reserve(step.nparams);
         for (int i = 0; i < step.nparams; i++) {
             mark_host_newest(value(step.params[i]));
@@ -721,7 +725,7 @@ private:
     struct KernelContext {
         Executor *self;
         const coconet_aot_kernel *kernel;
-        std::vector<halide_buffer_t *> extras;
+        coconet_rt::ScratchVector<halide_buffer_t *> extras;
         int32_t rank, size;
         int nout;
         // The pass stays on the device (see device_pass): the pass's outputs,
@@ -729,7 +733,7 @@ private:
         // device buffers of their own (OpenCL cannot hand a kernel an output
         // at an arbitrary offset) and copies reach the members' outputs from.
         bool on_device = false;
-        std::vector<halide_buffer_t *> parents;
+        coconet_rt::ScratchVector<halide_buffer_t *> parents;
         std::vector<std::unique_ptr<OwnedBuffer>> chunk_outs;
     };
 
@@ -755,8 +759,8 @@ private:
 
     // The kernel's arguments after the sources: the values it reads besides
     // (counted over the chunk), the rank, the size and the outputs.
-    void push_kernel_tail(KernelContext &k, std::vector<void *> &argv, InputCopies &copies,
-                          halide_buffer_t *const *outs) {
+    void push_kernel_tail(KernelContext &k, coconet_rt::ScratchVector<void *> &argv,
+                          InputCopies &copies, halide_buffer_t *const *outs) {
         uint64_t extra_bytes = 0;
         const Box chunk = coconet_rt::box_of(outs[0]);
         for (halide_buffer_t *e : k.extras) {
@@ -775,7 +779,8 @@ private:
         coconet_comm_count_bytes(comm_, COCONET_FUSED, extra_bytes);
     }
 
-    int call_kernel(KernelContext &k, std::vector<void *> &argv, const InputCopies &copies) {
+    int call_kernel(KernelContext &k, coconet_rt::ScratchVector<void *> &argv,
+                    const InputCopies &copies) {
         const int status = k.kernel->function.call(k.kernel->function.context, argv.data());
         coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());
         if (status != 0 && std::strlen(coconet_comm_last_error(comm_)) == 0) {
@@ -789,18 +794,18 @@ private:
     // are private, and its outputs come back to the host.
     int host_kernel_chunk(KernelContext &k, const halide_buffer_t *const *srcs,
                           halide_buffer_t *const *outs) {
+        coconet_rt::Scratch<1024> scratch;
         void *uc = comm_;
-        std::vector<void *> argv = {&uc};
+        coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
         argv.reserve(1 + k.kernel->nsrc + k.extras.size() + 2 + k.nout);
-        InputCopies copies;
+        InputCopies copies(&scratch);
         const bool device = k.kernel->device != 0;
-        std::vector<std::unique_ptr<coconet_rt::BufferView>> views;
+        std::pmr::deque<coconet_rt::BufferView> views(&scratch);
         for (int i = 0; i < k.kernel->nsrc; i++) {
             halide_buffer_t *src = const_cast<halide_buffer_t *>(srcs[i]);
             if (device) {
-                views.push_back(
-                    std::make_unique<coconet_rt::BufferView>(srcs[i], coconet_rt::box_of(srcs[i])));
-                src = &views.back()->buf;
+                views.emplace_back(srcs[i], coconet_rt::box_of(srcs[i]));
+                src = &views.back().buf;
                 mark_host_newest(src);
                 copies.add(src);
             }
@@ -814,8 +819,8 @@ private:
             }
             free_device(outs[i]);
         }
-        for (auto &v : views) {
-            free_device(&v->buf);
+        for (coconet_rt::BufferView &v : views) {
+            free_device(&v.buf);
         }
         return status;
     }
@@ -825,8 +830,9 @@ private:
     // this rank's outputs here and into peers' by gather_chunk.
     int device_kernel_chunk(KernelContext &k, const halide_buffer_t *const *srcs,
                             halide_buffer_t *const *outs) {
+        coconet_rt::Scratch<512> scratch;
         void *uc = comm_;
-        std::vector<void *> argv = {&uc};
+        coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
         for (int i = 0; i < k.kernel->nsrc; i++) {
             argv.push_back(const_cast<halide_buffer_t *>(srcs[i]));
         }
@@ -840,7 +846,7 @@ private:
                          "allocating a fused kernel's output on the device");
             chunk_outs.push_back(&b.buf);
         }
-        InputCopies copies;
+        InputCopies copies(&scratch);
         push_kernel_tail(k, argv, copies, chunk_outs.data());
         int status = call_kernel(k, argv, copies);
         for (int i = 0; status == 0 && i < k.nout; i++) {
@@ -884,7 +890,15 @@ private:
         const coconet_aot_kernel *on_library = library_kernel(st);
         const bool library = on_library != nullptr;
         const coconet_aot_kernel *kernel = library ? on_library : kernel_of(st, kernel_sources(st));
-        KernelContext k{this, kernel, {}, rank_, size_, st.pass.nout, false, {}, {}};
+        KernelContext k{this,
+                        kernel,
+                        coconet_rt::ScratchVector<halide_buffer_t *>(&scratch_),
+                        rank_,
+                        size_,
+                        st.pass.nout,
+                        false,
+                        coconet_rt::ScratchVector<halide_buffer_t *>(&scratch_),
+                        {}};
         k.on_device = library || device_pass(st, *k.kernel);
         const halide_device_interface_t *iface = k.kernel->device_interface;
         for (int i = 0; i < st.nextras; i++) {
@@ -893,7 +907,7 @@ private:
                 to_host(k.extras.back());
             }
         }
-        std::vector<halide_buffer_t *> outs;
+        coconet_rt::ScratchVector<halide_buffer_t *> outs(&scratch_);
         for (int o = 0; o < st.pass.nout; o++) {
             outs.push_back(output_buffer(st.pass_outs[o]));
             if (k.on_device) {
@@ -1034,24 +1048,31 @@ private:
     template<typename Run>
     void run_tuned(int s, Run &&run) {
         const coconet_aot_step &st = p_.steps[s];
-        const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
-        const std::string key =
-            std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") + ")";
-        auto it = comm_->overlap_tuners.find(key);
-        if (it == comm_->overlap_tuners.end() || it->second.scheduled() != st.chunks) {
-            it = comm_->overlap_tuners
-                     .insert_or_assign(key, coconet_rt::OverlapTuner(
-                                                st.chunks, coconet_rt::overlap_tuning_enabled()))
-                     .first;
+        auto key = [&] {
+            const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
+            return std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") +
+                   ")";
+        };
+        coconet_rt::OverlapTuner *&tuner = comm_->overlap_tuner_of_step[&st];
+        if (!tuner || tuner->scheduled() != st.chunks) {
+            tuner =
+                &comm_->overlap_tuners
+                     .insert_or_assign(key(), coconet_rt::OverlapTuner(
+                                                  st.chunks, coconet_rt::overlap_tuning_enabled()))
+                     .first->second;
         }
-        coconet_rt::OverlapTuner &tuner = it->second;
-        const auto start = std::chrono::steady_clock::now();
-        if (!run(tuner.chunks())) {
+        // Timed only while it tunes.
+        const bool tuning = !tuner->settled();
+        const auto start =
+            tuning ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        if (!run(tuner->chunks())) {
             fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        if (tuner.record(took.count())) {
-            tuner.decide(slowest_rank(tuner.best(), key));
+        if (tuning) {
+            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+            if (tuner->record(took.count())) {
+                tuner->decide(slowest_rank(tuner->best(), key()));
+            }
         }
     }
 
@@ -1232,13 +1253,16 @@ private:
         }
     }
 
+    // Before the members it gives memory to (destroyed after them).
+    coconet_rt::Scratch<4096> scratch_;
     coconet_comm *comm_;
     const coconet_aot_program &p_;
     int rank_, size_;
-    std::vector<halide_buffer_t *> values_;
-    std::vector<halide_buffer_t *> args_;
-    std::vector<bool> caller_device_; // per output: the caller's buffer has a device allocation
-    std::vector<std::unique_ptr<OwnedBuffer>> owned_;
+    coconet_rt::ScratchVector<halide_buffer_t *> values_;
+    coconet_rt::ScratchVector<halide_buffer_t *> args_;
+    // Per output: the caller's buffer has a device allocation.
+    coconet_rt::ScratchVector<bool> caller_device_;
+    std::pmr::deque<OwnedBuffer> owned_; // stays where it is as it grows
     std::map<int, uint8_t *> placed_; // values in memory from place_pass_values
     int (*outer_context_)(coconet_comm *, coconet_device_fn, void *);
     const coconet_aot_program *outer_running_;
@@ -1368,6 +1392,7 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
         return code;
     };
     try {
+        const coconet_rt::EnvScope switches; // read as they are now, once
         Executor(comm, *p).run(args);
         return COCONET_OK;
     } catch (const AotError &e) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "Collective.h"
 #include "Fused.h"
@@ -121,6 +122,9 @@ struct coconet_comm {
     // The tile-count tuning of every overlapped step run on this rank, by
     // "<program> step <s> (<collective>)"; only this rank's thread uses it.
     std::map<std::string, coconet_rt::OverlapTuner> overlap_tuners;
+    // The same tuners by step (a coconet_aot_step's address): found without
+    // building the name on every call.
+    std::unordered_map<const void *, coconet_rt::OverlapTuner *> overlap_tuner_of_step;
     std::string overlap_report; // coconet_comm_overlap_report's text
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "Comm.h"
+#include "Env.h"
 
 namespace coconet_rt {
 
@@ -57,7 +58,7 @@ bool matches(const FaultSpec &f, FaultSite site, const std::string &what, bool c
 
 int fault_point(coconet_comm *comm, FaultSite site, const std::function<std::string()> &name,
                 bool chunk) {
-    const char *env = std::getenv("COCONET_FAULT");
+    const char *env = env_value("COCONET_FAULT");
     if (!env || !*env) {
         return COCONET_OK;
     }

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 
 #include "Comm.h"
+#include "Env.h"
 #include "Errors.h"
 #include "Fault.h"
 #include "Reduce.h"
+#include "Scratch.h"
 
 namespace coconet_rt {
 
@@ -158,11 +161,11 @@ std::vector<Box> FusedPlan::chunks(const Box &box) const {
 
 int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
                           const std::vector<const halide_buffer_t *> &srcs) const {
-    std::vector<std::unique_ptr<BufferView>> views;
-    std::vector<halide_buffer_t *> outs;
+    Scratch<1024> scratch;
+    std::pmr::deque<BufferView> views(&scratch);
+    ScratchVector<halide_buffer_t *> outs(&scratch);
     for (int i = 0; i < call.nout; i++) {
-        views.push_back(std::make_unique<BufferView>(call.outs[i], chunk));
-        outs.push_back(&views.back()->buf);
+        outs.push_back(&views.emplace_back(call.outs[i], chunk).buf);
     }
     const std::string earlier = comm.last_error;
     int rc = fault_point(
@@ -241,7 +244,7 @@ coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t 
         return COCONET_PATH_LIBRARY; // the call's buffers say whether it can (library_for)
     }
     if (path == COCONET_PATH_AUTO) {
-        if (const char *env = std::getenv("COCONET_FUSED_PATH")) {
+        if (const char *env = coconet_rt::env_value("COCONET_FUSED_PATH")) {
             if (std::strcmp(env, "ring") == 0) {
                 path = COCONET_PATH_RING;
             } else if (std::strcmp(env, "direct") == 0) {

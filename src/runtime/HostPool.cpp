@@ -11,7 +11,7 @@ namespace {
 constexpr std::align_val_t kAlign{64};
 
 bool pooling() {
-    static const bool on = env_choice("COCONET_HOST_POOL", {"on", "off"}) == "on";
+    static const bool on = env_is("COCONET_HOST_POOL", {"on", "off"}, "on");
     return on;
 }
 

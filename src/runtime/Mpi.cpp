@@ -223,8 +223,7 @@ const char *path_name(int64_t path) {
 // Whether unfused collectives take MPI's own reductions (COCONET_MPI_COLLECTIVES
 // unset or `native`) or the rank-order path (`deterministic`).
 bool native_from_env() {
-    return coconet_rt::env_choice("COCONET_MPI_COLLECTIVES", {"native", "deterministic"}) ==
-           "native";
+    return coconet_rt::env_is("COCONET_MPI_COLLECTIVES", {"native", "deterministic"}, "native");
 }
 
 // MPI's type for moving elements of `bytes` bytes, with no arithmetic on them.
@@ -968,9 +967,8 @@ struct MpiComm : coconet_comm {
     }
 
     int run_fused(const FusedPlan &plan, coconet_fused_path path) override {
-        const std::string what = plan.what();
         if (!failure.empty()) {
-            return aborted(what);
+            return aborted(plan.what());
         }
         if (plan.group.size == 1) {
             // Nothing to reduce with: the kernel reads this rank's source alone.
@@ -986,6 +984,7 @@ struct MpiComm : coconet_comm {
             }
             return COCONET_OK;
         }
+        const std::string what = plan.what();
         if (path == COCONET_PATH_DIRECT && replicates(plan)) {
             return fused_replicated(plan, fused_signature(plan, kReplicatedPath), what);
         }
@@ -1040,7 +1039,11 @@ struct MpiComm : coconet_comm {
                 (void)sent.release();
             },
             nullptr, Pace::Patient);
-        return rc != COCONET_OK ? rc : compare_calls(g, mine, *theirs, what);
+        return rc != COCONET_OK
+                   ? rc
+                   : compare_calls(
+                         g, mine, [&](int k) -> const FusedSignature & { return (*theirs)[k]; },
+                         what);
     }
 
     // check_same_call through the group's window, a flag barrier instead of
@@ -1057,19 +1060,23 @@ struct MpiComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        std::vector<FusedSignature> theirs;
-        for (int k = 0; k < g.size; k++) {
-            theirs.push_back(*FusedLayout::signature(w.base[k], w.barrier.epoch()));
-        }
-        return compare_calls(g, mine, theirs, what);
+        // Read in place, not copied.
+        return compare_calls(
+            g, mine,
+            [&](int k) -> const FusedSignature & {
+                return *FusedLayout::signature(w.base[k], w.barrier.epoch());
+            },
+            what);
     }
 
     // Fails naming the first member whose call differs from this rank's:
     // every member compares the same signatures, so all fail or none does.
-    int compare_calls(const Group &g, const FusedSignature &mine,
-                      const std::vector<FusedSignature> &theirs, const std::string &what) {
+    // theirs(k): member k's signature.
+    template<typename Theirs>
+    int compare_calls(const Group &g, const FusedSignature &mine, Theirs &&theirs,
+                      const std::string &what) {
         for (int q = g.first; q < g.first + g.size; q++) {
-            const FusedSignature &s = theirs[g.local(q)];
+            const FusedSignature &s = theirs(g.local(q));
             if (q == rank || (s.same_call(mine) && s.path == mine.path)) {
                 continue;
             }
@@ -1405,10 +1412,10 @@ struct MpiComm : coconet_comm {
         if (!plan.call.replicable || bytes > kReplicatedBytes) {
             return false;
         }
-        const std::string mode =
+        const char *mode =
             coconet_rt::env_choice("COCONET_FUSED_REPLICATE", {"auto", "always", "never"});
-        if (mode != "auto") {
-            return mode == "always";
+        if (std::strcmp(mode, "auto") != 0) {
+            return std::strcmp(mode, "always") == 0;
         }
         return bytes * (plan.group.size - 1) <= kReplicatedBytes;
     }
@@ -1547,9 +1554,11 @@ struct MpiComm : coconet_comm {
         if (!one_node) {
             return SIZE_MAX;
         }
-        const std::string mode =
+        const char *mode =
             coconet_rt::env_choice("COCONET_MPI_VALUE_MEMORY", {"auto", "window", "ordinary"});
-        return mode == "ordinary" ? SIZE_MAX : mode == "window" ? 0 : size_t(64) << 10;
+        return std::strcmp(mode, "ordinary") == 0 ? SIZE_MAX
+               : std::strcmp(mode, "window") == 0 ? 0
+                                                  : size_t(64) << 10;
     }
     int value_memory(const std::string &key, const std::vector<size_t> &bytes,
                      std::vector<uint8_t *> *out) override {

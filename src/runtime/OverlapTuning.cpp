@@ -9,7 +9,7 @@
 namespace coconet_rt {
 
 bool overlap_tuning_enabled() {
-    return env_choice("COCONET_OVERLAP_TUNING", {"on", "off"}) == "on";
+    return env_is("COCONET_OVERLAP_TUNING", {"on", "off"}, "on");
 }
 
 OverlapTuner::OverlapTuner(int scheduled, bool tune) {

@@ -58,10 +58,10 @@ enum Channel { kCollective, kBarrier };
 enum Stage { kStart, kInside };
 using RendezvousKey = std::pair<Channel, std::vector<int>>;
 
-// COCONET_DEVICE_COLLECTIVES: how device stages of collectives move data
+// Whether COCONET_DEVICE_COLLECTIVES is `mode`: how device stages of collectives move data
 // among ranks sharing the device.
-std::string device_collectives_mode() {
-    return coconet_rt::env_choice("COCONET_DEVICE_COLLECTIVES", {"device", "host", "library"});
+bool device_collectives_are(const char *mode) {
+    return coconet_rt::env_is("COCONET_DEVICE_COLLECTIVES", {"device", "host", "library"}, mode);
 }
 
 // COCONET_DEVICE_COLLECTIVES=library: a collective library (as NCCL is to
@@ -252,10 +252,10 @@ struct ThreadsComm : coconet_comm {
     // Ranks sharing a device read each other's device buffers, unless
     // COCONET_DEVICE_COLLECTIVES=host stages them through host memory, or
     // =library runs them through the library path (ThreadsLibrary).
-    bool device_collectives() const override { return device_collectives_mode() == "device"; }
+    bool device_collectives() const override { return device_collectives_are("device"); }
 
     coconet_rt::DeviceLibrary *device_library(const halide_device_interface_t *) override {
-        return device_collectives_mode() == "library" ? &library : nullptr;
+        return device_collectives_are("library") ? &library : nullptr;
     }
 
     // Peers' memory is ours: the direct path unless the ring is asked for,
