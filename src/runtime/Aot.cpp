@@ -193,9 +193,12 @@ private:
         for (int v = 0; v < p_.nvalues + p_.ndevice_stages; v++) {
             const bool stage = v >= p_.nvalues;
             const coconet_value_info &vi = stage ? p_.device_stages[v - p_.nvalues] : info(v);
+            if (!vi.device || vi.layout != COCONET_LAYOUT_SLICED) {
+                continue;
+            }
             int first = 0, count = 0;
             coconet_group_range(size_, vi.nsplit, vi.group, &first, &count);
-            if (!vi.device || vi.layout != COCONET_LAYOUT_SLICED || count == 0) {
+            if (count == 0) {
                 continue;
             }
             // The group's last rank holds the last block, the first to be empty.

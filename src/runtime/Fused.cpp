@@ -159,8 +159,8 @@ std::vector<Box> FusedPlan::chunks(const Box &box) const {
     return out;
 }
 
-int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
-                          const std::vector<const halide_buffer_t *> &srcs) const {
+int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk, const halide_buffer_t *const *srcs,
+                          size_t nsrc) const {
     Scratch<1024> scratch;
     std::pmr::deque<BufferView> views(&scratch);
     ScratchVector<halide_buffer_t *> outs(&scratch);
@@ -171,7 +171,7 @@ int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
     int rc = fault_point(
         &comm, FaultSite::Kernel, [this] { return what(); }, false);
     if (rc == COCONET_OK) {
-        rc = call.kernel(call.kernel_context, (int32_t)srcs.size(), srcs.data(), outs.data());
+        rc = call.kernel(call.kernel_context, (int32_t)nsrc, srcs, outs.data());
     }
     if (rc != COCONET_OK) {
         const std::string detail =
@@ -180,7 +180,7 @@ int FusedPlan::run_kernel(coconet_comm &comm, const Box &chunk,
     }
     // The kernel read every source over the chunk and wrote every output.
     comm.count_bytes(COCONET_FUSED,
-                     (uint64_t)chunk.count() * element_bytes() * (srcs.size() + (size_t)call.nout));
+                     (uint64_t)chunk.count() * element_bytes() * (nsrc + (size_t)call.nout));
     return COCONET_OK;
 }
 

@@ -44,8 +44,12 @@ struct FusedPlan {
 
     // Calls the kernel on `chunk` with these sources and the outputs cropped
     // to the chunk; a failure is recorded on comm.
+    int run_kernel(coconet_comm &comm, const Box &chunk, const halide_buffer_t *const *srcs,
+                   size_t nsrc) const;
     int run_kernel(coconet_comm &comm, const Box &chunk,
-                   const std::vector<const halide_buffer_t *> &srcs) const;
+                   const std::vector<const halide_buffer_t *> &srcs) const {
+        return run_kernel(comm, chunk, srcs.data(), srcs.size());
+    }
 };
 
 struct DeviceLibrary;

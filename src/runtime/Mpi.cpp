@@ -33,6 +33,7 @@ extern "C" int coconet_mpi_available(void) {
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -50,6 +51,7 @@ extern "C" int coconet_mpi_available(void) {
 #include "FlagBarrier.h"
 #include "Pack.h"
 #include "Reduce.h"
+#include "Scratch.h"
 #include "Watchdog.h"
 
 using coconet_rt::Box;
@@ -1276,10 +1278,15 @@ struct MpiComm : coconet_comm {
         // Member k's data: its source, its slice of each gathered output in
         // its segment (slices[i][k]), and its gathered outputs where they are
         // window memory (direct[i][k], null where not).
-        const Sources srcs = sources_of(plan, [&](int k) {
-            return in_window(FusedLayout::places(w->base[k])[0], g.first + k,
-                             w->base[k] + layout.src_offset, plan.full, c.src->type);
-        });
+        coconet_rt::Scratch<2048> scratch;
+        Sources srcs(&scratch);
+        sources_of(
+            plan,
+            [&](int k) {
+                return window_host(FusedLayout::places(w->base[k])[0], g.first + k,
+                                   w->base[k] + layout.src_offset);
+            },
+            &srcs);
         std::vector<std::vector<std::unique_ptr<coconet_rt::DenseView>>> slices(c.nout),
             direct(c.nout);
         std::vector<bool> posting(c.nout, false); // some member reads slices from the window
@@ -1297,7 +1304,7 @@ struct MpiComm : coconet_comm {
         }
         int kernel_rc = COCONET_OK;
         for (const Box &chunk : plan.chunks(plan.slice(rank))) {
-            kernel_rc = plan.run_kernel(*this, chunk, srcs.buffers);
+            kernel_rc = plan.run_kernel(*this, chunk, srcs.buffers.data(), srcs.buffers.size());
             if (kernel_rc != COCONET_OK) {
                 break;
             }
@@ -1367,25 +1374,27 @@ struct MpiComm : coconet_comm {
     }
 
     // The sources a pass's kernel reads, in group-rank order: this rank's
-    // own in place, member k's through view_of(k) (kept in `views`).
+    // own in place, member k's as a dense full box at host_of(k) (the views
+    // kept in `views`), all in `memory`.
     struct Sources {
-        std::vector<std::unique_ptr<coconet_rt::DenseView>> views;
-        std::vector<const halide_buffer_t *> buffers;
+        explicit Sources(std::pmr::memory_resource *memory) : views(memory), buffers(memory) {}
+        std::pmr::deque<coconet_rt::DenseView> views;
+        coconet_rt::ScratchVector<const halide_buffer_t *> buffers;
     };
-    template<typename ViewOf>
-    Sources sources_of(const FusedPlan &plan, ViewOf &&view_of) const {
-        Sources s;
+    template<typename HostOf>
+    void sources_of(const FusedPlan &plan, HostOf &&host_of, Sources *s) const {
         for (int k = 0; plan.reduces() && k < plan.group.size; k++) {
-            s.views.push_back(view_of(k));
-            s.buffers.push_back(plan.group.first + k == rank ? plan.call.src
-                                                             : &s.views.back()->buf);
+            s->buffers.push_back(
+                plan.group.first + k == rank
+                    ? plan.call.src
+                    : &s->views.emplace_back(host_of(k), plan.full, plan.call.src->type).buf);
         }
-        return s;
     }
 
     // Copies `boxes` of the pass's source into the dense full box at `area`
     // of this rank's segment, where peers read them.
-    void post_source(const FusedPlan &plan, uint8_t *area, const std::vector<Box> &boxes) {
+    template<typename Boxes>
+    void post_source(const FusedPlan &plan, uint8_t *area, const Boxes &boxes) {
         coconet_rt::DenseView posted(area, plan.full, plan.call.src->type);
         for (const Box &b : boxes) {
             coconet_rt::copy_box(plan.call.src, &posted.buf, b);
@@ -1444,7 +1453,8 @@ struct MpiComm : coconet_comm {
         }
         // Pieces of every slice are separate boxes; any other call's whole.
         const bool pieces = plan.pieces() && c.pieces > 1;
-        std::vector<Box> boxes;
+        coconet_rt::Scratch<2048> scratch;
+        coconet_rt::ScratchVector<Box> boxes(&scratch);
         if (!pieces) {
             boxes.push_back(plan.full);
         }
@@ -1463,14 +1473,14 @@ struct MpiComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        const Sources srcs = sources_of(plan, [&](int k) {
-            return std::make_unique<coconet_rt::DenseView>(
-                w->base[k] + FusedLayout::replicated_source(w->barrier.epoch()), plan.full,
-                c.src->type);
-        });
+        Sources srcs(&scratch);
+        sources_of(
+            plan,
+            [&](int k) { return w->base[k] + FusedLayout::replicated_source(w->barrier.epoch()); },
+            &srcs);
         for (const Box &b : boxes) {
             for (const Box &chunk : plan.chunks(b)) {
-                rc = plan.run_kernel(*this, chunk, srcs.buffers);
+                rc = plan.run_kernel(*this, chunk, srcs.buffers.data(), srcs.buffers.size());
                 if (rc != COCONET_OK) {
                     return rc;
                 }
@@ -1500,13 +1510,17 @@ struct MpiComm : coconet_comm {
         return {};
     }
 
+    // World rank q's memory at `at`, or `otherwise` when `at` is no window.
+    uint8_t *window_host(const WindowPlace &at, int q, uint8_t *otherwise) const {
+        return at.window >= 0 ? user_windows[(size_t)at.window].base[q] + at.offset : otherwise;
+    }
+
     // A dense view of `box` at world rank q's `at`, or at `otherwise` when
     // `at` is no window (null then: none).
     std::unique_ptr<coconet_rt::DenseView> in_window(const WindowPlace &at, int q,
                                                      uint8_t *otherwise, const Box &box,
                                                      const halide_type_t &type) const {
-        uint8_t *host =
-            at.window >= 0 ? user_windows[(size_t)at.window].base[q] + at.offset : otherwise;
+        uint8_t *host = window_host(at, q, otherwise);
         return host ? std::make_unique<coconet_rt::DenseView>(host, box, type) : nullptr;
     }
 
