@@ -124,6 +124,23 @@ void check_replication(coconet_comm *comm, int R, int r) {
         unsetenv("COCONET_FUSED_REPLICATE");
         return;
     }
+    // A replicated call's memory traffic on each rank: its source posted,
+    // then every member's source read and both outputs written, over the
+    // whole box (the direct path reads and writes the rank's slice).
+    const int64_t n = 30;
+    unsetenv("COCONET_FUSED_REPLICATE"); // the default replicates a call this small
+    coconet_comm_reset_counters(comm);
+    const int rc = one_call(comm, R, r, COCONET_PATH_DIRECT, "fb", n, fused_kernel, true);
+    const uint64_t bytes = coconet_comm_bytes_sent(comm, COCONET_FUSED);
+    const uint64_t want_bytes = 4 * n + 4 * n * (R + 2);
+    if (rc != COCONET_OK || bytes != want_bytes) {
+        std::fprintf(stderr, "rank %d: rc %d, %llu bytes counted, %llu expected\n", r, rc,
+                     (unsigned long long)bytes, (unsigned long long)want_bytes);
+    }
+    report(rc == COCONET_OK && bytes == want_bytes &&
+               coconet_comm_op_count(comm, COCONET_FUSED) == 1,
+           "a replicated call counts its source posted, every member's source read and its "
+           "outputs written over the whole box");
     if (r == R - 1) {
         setenv("COCONET_FUSED_REPLICATE", "never", 1);
     } else {
