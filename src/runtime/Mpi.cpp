@@ -106,6 +106,13 @@ constexpr int kStatusTag = kTagBase + 102;
 constexpr int kExchangeTag = kTagBase + 103;
 constexpr int kGroupCommTag = 8000;
 
+// What a member publishes with its arrival at a window's flag barrier.
+enum ArrivalWord : int64_t {
+    kArrivedOk = 0,
+    kKernelFailed = 1, // its fused kernel failed (the pass's other members stop too)
+    kAborted = 2,      // it aborted the communicator and will not meet again
+};
+
 using Parts = std::vector<std::unique_ptr<PackedBox>>;
 // The box a rank sends to / receives from peer q; an empty box means nothing.
 using BoxFor = std::function<Box(int q)>;
@@ -578,8 +585,20 @@ struct MpiComm : coconet_comm {
     // Later calls on this rank fail at once; other processes are told by the
     // application (MPI_Abort), which MPI cannot do gracefully for us.
     void abort(const char *reason) override {
+        const bool first = failure.empty();
         failure = "rank " + std::to_string(rank) + " failed: " + reason;
         failed_timeout = timeout;
+        // Peers sharing a window with this rank learn it at their next
+        // meeting there instead of at their timeout: it arrives once more,
+        // saying so, and never meets there again (its later calls end in
+        // aborted()). Called between this rank's calls, as coconet_comm_abort
+        // says, so that it is not waiting at a barrier of its own.
+        for (auto &entry : windows) {
+            SharedWindow &w = entry.second;
+            if (first && w.win != MPI_WIN_NULL) {
+                w.barrier.arrive(kAborted, std::memory_order_release);
+            }
+        }
     }
 
     int barrier(const char *what) override {
@@ -1753,9 +1772,11 @@ struct MpiComm : coconet_comm {
     // for every member's: a flag barrier in the window (release on arrival,
     // acquire on waiting), no MPI call. With `failed`, the members' statuses
     // go with their arrivals: in, whether this rank failed (its rank, or -1);
-    // out, the first member that did (or -1), the same on every member.
+    // out, the first member that did (or -1), the same on every member. A
+    // member that aborted (abort) makes every member fail here, naming it.
     int window_barrier(SharedWindow &w, const std::string &what, int *failed = nullptr) {
-        w.barrier.arrive(failed && *failed >= 0 ? 1 : 0, std::memory_order_release);
+        w.barrier.arrive(failed && *failed >= 0 ? kKernelFailed : kArrivedOk,
+                         std::memory_order_release);
         const auto deadline = std::chrono::steady_clock::now() +
                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(timeout));
@@ -1766,10 +1787,18 @@ struct MpiComm : coconet_comm {
             }
             return timed_out(what, late.empty() ? "other ranks" : coconet_rt::rank_list(late));
         }
+        for (int k = 0; k < w.barrier.members(); k++) {
+            if (w.barrier.word(k) == kAborted) {
+                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) +
+                                                     " aborted: rank " +
+                                                     std::to_string(w.first + k) +
+                                                     " failed (it aborted the communicator)");
+            }
+        }
         if (failed) {
             *failed = -1;
             for (int k = 0; k < w.barrier.members() && *failed < 0; k++) {
-                *failed = w.barrier.word(k) ? w.first + k : -1;
+                *failed = w.barrier.word(k) == kKernelFailed ? w.first + k : -1;
             }
         }
         return COCONET_OK;

@@ -128,9 +128,11 @@ int coconet_barrier(coconet_comm *comm, const char *what);
 // Marks the job failed: this rank's later operations fail with
 // COCONET_ERR_ABORTED. Threads and NCCL worlds of one process share the
 // failure, so peers blocked in or entering an operation fail promptly too
-// instead of waiting for the timeout. An MPI communicator cannot tell other
-// processes gracefully: they fail at their timeout, or the application calls
-// MPI_Abort (the runtime never does).
+// instead of waiting for the timeout. On an MPI communicator call it between
+// this rank's operations, from the thread making them: the processes sharing
+// a fused pass's window with this one (one node) fail at their next meeting
+// there, naming this rank; any other fails at its timeout, or the
+// application calls MPI_Abort (the runtime never does).
 void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per

@@ -6,8 +6,9 @@
 // (FusedCases.h, shared with test_runtime_threads.cpp) run on the direct path
 // (shared-memory window), the ring and AUTO; then the paths each request
 // resolves to, a mismatched call on both paths, counters, replicated passes
-// forced on and off (and ranks disagreeing), and a missing rank and a slow
-// one (timeouts naming them). Prints one [PASS]/[FAIL] line per
+// forced on and off (and ranks disagreeing), a rank that aborts (its peers
+// fail at their next call naming it), and a missing rank and a slow one
+// (timeouts naming them). Prints one [PASS]/[FAIL] line per
 // check on rank 0; exits non-zero on any failure.
 #include <chrono>
 #include <cstdio>
@@ -310,6 +311,44 @@ void check_slow_rank(int R, int r, int path) {
                    ": a rank slower than the timeout inside the pass is named by the others");
 }
 
+int failing_kernel(void *, int32_t, const halide_buffer_t *const *, halide_buffer_t *const *) {
+    return COCONET_ERR_INVALID;
+}
+
+// The last rank's kernel fails in a replicated pass, which its peers finish
+// alone (each computes everything itself), and it then aborts its
+// communicator as the AOT executor does: the peers fail at their next call,
+// naming it, well before their timeout (30 s), on both paths.
+void check_abort_announced(int R, int r, int path) {
+    coconet_comm *comm = coconet_mpi_comm_create(30.0);
+    const int made = one_call(comm, R, r, COCONET_PATH_DIRECT, "fa_window", 10, fused_kernel, true);
+    const bool last = r == R - 1;
+    const int failed = one_call(comm, R, r, COCONET_PATH_DIRECT, "fa_failing", 10,
+                                last ? failing_kernel : fused_kernel, true);
+    if (last) {
+        coconet_comm_abort(comm, "its kernel failed");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const int rc = one_call(comm, R, r, path, "fa_next");
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string msg = coconet_comm_last_error(comm);
+    const std::string want =
+        last ? "aborted: rank " + std::to_string(r) + " failed: its kernel failed"
+             : "fused reduce_scatter 'fa_next' aborted: rank " + std::to_string(R - 1) +
+                   " failed (it aborted the communicator)";
+    const bool ok = made == COCONET_OK && (failed == COCONET_OK) != last &&
+                    rc == COCONET_ERR_ABORTED && contains(msg, want) && took < 5.0;
+    if (!ok) {
+        std::fprintf(stderr, "rank %d: made %d, failed %d, rc %d after %.2f s: %s\n", r, made,
+                     failed, rc, took, msg.c_str());
+    }
+    coconet_mpi_comm_destroy(comm);
+    report(ok, std::string("path ") + path_name(path) +
+                   ": a rank that aborts after its replicated kernel failed is named by its "
+                   "peers at their next call, before their timeout");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -342,6 +381,7 @@ int main(int argc, char **argv) {
     coconet_mpi_comm_destroy(comm);
     if (R >= 2) {
         for (int path : {COCONET_PATH_DIRECT, COCONET_PATH_RING}) {
+            check_abort_announced(R, r, path);
             check_timeout(R, r, path);
             check_slow_rank(R, r, path);
         }
