@@ -1056,13 +1056,21 @@ private:
             return std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") +
                    ")";
         };
-        coconet_rt::OverlapTuner *&tuner = comm_->overlap_tuner_of_step[&st];
-        if (!tuner || tuner->scheduled() != st.chunks) {
-            tuner =
-                &comm_->overlap_tuners
-                     .insert_or_assign(key(), coconet_rt::OverlapTuner(
-                                                  st.chunks, coconet_rt::overlap_tuning_enabled()))
-                     .first->second;
+        coconet_comm::StepTuner &found = comm_->overlap_tuner_of_step[&st];
+        if (found.step != s || found.program != p_.name) {
+            // As named (programs of one name share their steps' tuners).
+            auto it = comm_->overlap_tuners.find(key());
+            if (it == comm_->overlap_tuners.end()) {
+                it = comm_->overlap_tuners
+                         .emplace(key(), coconet_rt::OverlapTuner(
+                                             st.chunks, coconet_rt::overlap_tuning_enabled()))
+                         .first;
+            }
+            found = {p_.name, s, &it->second};
+        }
+        coconet_rt::OverlapTuner *tuner = found.tuner;
+        if (tuner->scheduled() != st.chunks) {
+            *tuner = coconet_rt::OverlapTuner(st.chunks, coconet_rt::overlap_tuning_enabled());
         }
         // Timed only while it tunes.
         const bool tuning = !tuner->settled();

@@ -122,9 +122,16 @@ struct coconet_comm {
     // The tile-count tuning of every overlapped step run on this rank, by
     // "<program> step <s> (<collective>)"; only this rank's thread uses it.
     std::map<std::string, coconet_rt::OverlapTuner> overlap_tuners;
-    // The same tuners by step (a coconet_aot_step's address): found without
-    // building the name on every call.
-    std::unordered_map<const void *, coconet_rt::OverlapTuner *> overlap_tuner_of_step;
+    // The same tuners by step (a coconet_aot_step's address), found without
+    // building the name on every call; the program's name and the step's
+    // index confirm a hit (a JIT program's steps may reuse a freed one's
+    // address).
+    struct StepTuner {
+        std::string program;
+        int step = -1;
+        coconet_rt::OverlapTuner *tuner = nullptr;
+    };
+    std::unordered_map<const void *, StepTuner> overlap_tuner_of_step;
     std::string overlap_report; // coconet_comm_overlap_report's text
 };
 

@@ -13,12 +13,15 @@ namespace coconet_rt {
 
 // getenv(name), remembered by the calling thread while the environment's
 // entries stay the same ones (setenv and unsetenv change them; a string
-// given to putenv and then edited in place is not seen).
+// given to putenv and then edited in place is not seen). `name` must live as
+// long as the thread (a string literal): it is remembered by its address.
 const char *env_value(const char *name);
 
-// While one exists on a thread, env_value there looks at the environment's
-// entries only once, when the outermost is made: a call reads its switches
-// as they were when it started (the AOT executor makes one per call).
+// While one exists on a thread, env_value there looks for changes to the
+// environment only when the outermost is made: a name read then keeps that
+// value through the scope (one first read later gets the value of then). The
+// AOT executor makes one per call, so a call's switches do not change under
+// it.
 class EnvScope {
 public:
     EnvScope();

@@ -1789,10 +1789,11 @@ struct MpiComm : coconet_comm {
         }
         for (int k = 0; k < w.barrier.members(); k++) {
             if (w.barrier.word(k) == kAborted) {
-                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) +
-                                                     " aborted: rank " +
-                                                     std::to_string(w.first + k) +
-                                                     " failed (it aborted the communicator)");
+                // It never meets again: later calls fail at once, and the
+                // windows are left to MPI_Finalize (see ~MpiComm).
+                failure =
+                    "rank " + std::to_string(w.first + k) + " failed (it aborted the communicator)";
+                return aborted(what);
             }
         }
         if (failed) {
