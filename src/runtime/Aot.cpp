@@ -1059,13 +1059,9 @@ private:
         coconet_comm::StepTuner &found = comm_->overlap_tuner_of_step[&st];
         if (found.step != s || found.program != p_.name) {
             // As named (programs of one name share their steps' tuners).
-            auto it = comm_->overlap_tuners.find(key());
-            if (it == comm_->overlap_tuners.end()) {
-                it = comm_->overlap_tuners
-                         .emplace(key(), coconet_rt::OverlapTuner(
-                                             st.chunks, coconet_rt::overlap_tuning_enabled()))
-                         .first;
-            }
+            auto it = comm_->overlap_tuners
+                          .try_emplace(key(), st.chunks, coconet_rt::overlap_tuning_enabled())
+                          .first;
             found = {p_.name, s, &it->second};
         }
         coconet_rt::OverlapTuner *tuner = found.tuner;

@@ -582,17 +582,16 @@ struct MpiComm : coconet_comm {
     const char *backend() const override { return "mpi"; }
     bool deterministic() const override { return !native; }
 
-    // Later calls on this rank fail at once; other processes are told by the
-    // application (MPI_Abort), which MPI cannot do gracefully for us.
+    // Later calls on this rank fail at once. Peers sharing a window with it
+    // learn it at their next meeting there: it arrives once more, saying so,
+    // and never meets there again (its later calls end in aborted()). Other
+    // processes stop at their timeout or when the application calls
+    // MPI_Abort. Called between this rank's calls, as coconet_comm_abort
+    // says, so that it is not waiting at a barrier of its own.
     void abort(const char *reason) override {
         const bool first = failure.empty();
         failure = "rank " + std::to_string(rank) + " failed: " + reason;
         failed_timeout = timeout;
-        // Peers sharing a window with this rank learn it at their next
-        // meeting there instead of at their timeout: it arrives once more,
-        // saying so, and never meets there again (its later calls end in
-        // aborted()). Called between this rank's calls, as coconet_comm_abort
-        // says, so that it is not waiting at a barrier of its own.
         for (auto &entry : windows) {
             SharedWindow &w = entry.second;
             if (first && w.win != MPI_WIN_NULL) {
