@@ -15,7 +15,10 @@ using namespace coconet;
 using Catch::Matchers::Contains;
 using coconet_rt::OverlapTuner;
 
-TEST_CASE("the tuner times every count twice, then keeps the fastest", "[runtime][overlap]") {
+TEST_CASE("the tuner times every count kSamples times, then keeps the fewest tiles within the "
+          "margin of the fastest",
+          "[runtime][overlap]") {
+    static_assert(OverlapTuner::kSamples == 4, "the sequence below is written for four samples");
     OverlapTuner t(4, true);
     CHECK_FALSE(t.settled());
     CHECK(t.scheduled() == 4);
@@ -23,9 +26,10 @@ TEST_CASE("the tuner times every count twice, then keeps the fastest", "[runtime
     CHECK(t.chunks() == 4);
     CHECK_FALSE(t.timing());
     CHECK_FALSE(t.record(100.0));
-    // Then 4, 2, 1, 4, 2, 1, timed; the last asks the ranks to agree.
-    const std::vector<int> order = {4, 2, 1, 4, 2, 1};
-    const std::vector<double> seconds = {3.0, 2.0, 5.0, 4.0, 1.5, 6.0};
+    // Then 4, 2, 1 in turn, four times, timed; the last asks the ranks to agree.
+    const std::vector<int> order = {4, 2, 1, 4, 2, 1, 4, 2, 1, 4, 2, 1};
+    const std::vector<double> seconds = {3.0, 2.0, 5.0, 4.0, 1.5, 6.0,
+                                         3.5, 2.5, 7.0, 3.2, 1.8, 5.5};
     for (size_t k = 0; k < order.size(); k++) {
         INFO("call " << k + 1);
         CHECK(t.timing());
@@ -41,16 +45,19 @@ TEST_CASE("the tuner times every count twice, then keeps the fastest", "[runtime
     CHECK_FALSE(t.record(9.0));
     CHECK(t.describe() == "4 of 4, 2, 1 tiles (3.5, 4, 5 ms)");
 
-    // Another count must beat the schedule's by more than 5% to replace it.
-    OverlapTuner close(4, true), clear(4, true);
-    for (int k = 0; k <= 6; k++) {
-        close.record(1.0);
+    // More tiles must beat fewer by more than 5% to be kept.
+    OverlapTuner close(4, true), clear(4, true), middle(4, true);
+    for (int k = 0; k <= 3 * OverlapTuner::kSamples; k++) {
+        CHECK(close.record(1.0) == (k == 3 * OverlapTuner::kSamples));
         clear.record(1.0);
+        middle.record(1.0);
     }
-    close.decide({1.0, 0.96, 0.97});
-    CHECK(close.chunks() == 4);
-    clear.decide({1.0, 0.96, 0.94});
-    CHECK(clear.chunks() == 1);
+    close.decide({0.96, 0.95, 0.99});
+    CHECK(close.chunks() == 1);
+    clear.decide({0.90, 0.96, 1.0});
+    CHECK(clear.chunks() == 4);
+    middle.decide({0.99, 0.90, 1.0});
+    CHECK(middle.chunks() == 2);
 
     OverlapTuner off(4, false);
     CHECK(off.settled());
@@ -137,12 +144,13 @@ TEST_CASE("overlapped steps settle on one tile count per communicator", "[runtim
     for (const Program &program : overlapped_programs()) {
         for (int ranks : {1, 3}) {
             INFO(program.name() << " on " << ranks << " ranks");
-            // 1 warm-up call, then 4, 2, 1 tiles twice each: settled after 7.
+            // 1 warm-up call, then 4, 2, 1 tiles four times each: settled
+            // after 13.
             std::vector<int> settled;
-            const std::vector<std::string> reports = run_calls(program, ranks, 9, &settled);
+            const std::vector<std::string> reports = run_calls(program, ranks, 15, &settled);
             for (int r = 0; r < ranks; r++) {
                 INFO("rank " << r << ": " << reports[r]);
-                CHECK(settled[r] == 7);
+                CHECK(settled[r] == 1 + 3 * OverlapTuner::kSamples);
                 CHECK_THAT(reports[r], Contains(" step "));
                 CHECK_THAT(reports[r], Contains(" of 4, 2, 1 tiles ("));
                 // Every rank keeps the same count from the same agreed times.

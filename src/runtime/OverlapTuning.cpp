@@ -50,10 +50,14 @@ bool OverlapTuner::record(double seconds) {
 
 void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
     agreed_ = slowest_rank;
-    const int fastest = (int)(std::min_element(agreed_.begin(), agreed_.end()) - agreed_.begin());
-    // The schedule's count stands unless another beats it by more than the
-    // noise of two samples.
-    chosen_ = agreed_[fastest] < (1.0 - kMargin) * agreed_[0] ? fastest : 0;
+    const double fastest = *std::min_element(agreed_.begin(), agreed_.end());
+    // Candidates run from the most tiles to the fewest: the last one within
+    // the margin of the fastest.
+    for (int i = 0; i < (int)agreed_.size(); i++) {
+        if (agreed_[i] * (1.0 - kMargin) <= fastest) {
+            chosen_ = i;
+        }
+    }
 }
 
 std::string OverlapTuner::describe() const {

@@ -2,11 +2,12 @@
 // tile by tile with its producer) runs in the number of tiles its schedule
 // names only where that is fastest. Over its first calls on a communicator it
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
-// each twice and interleaved; then the ranks agree on the times (the slowest
-// rank's best per count, so that every rank picks the same) and it keeps the
-// fastest count, or the scheduled one where no other beats it by 5%. The tile count never changes
-// results: every tiling reduces in the same order. COCONET_OVERLAP_TUNING=off keeps the scheduled
-// count.
+// kSamples times each, interleaved; then the ranks agree on the times (the
+// slowest rank's best per count, so that every rank picks the same) and it
+// keeps the fewest tiles within kMargin of the fastest count: more tiles cost
+// more calls and meetings, so they must win by more than the noise to be
+// kept. The tile count never changes results: every tiling reduces in the
+// same order. COCONET_OVERLAP_TUNING=off keeps the scheduled count.
 #ifndef COCONET_RUNTIME_OVERLAP_TUNING_H
 #define COCONET_RUNTIME_OVERLAP_TUNING_H
 
@@ -21,9 +22,12 @@ bool overlap_tuning_enabled();
 
 class OverlapTuner {
 public:
-    // Times each candidate this many times before deciding.
-    static constexpr int kSamples = 2;
-    // Another count replaces the schedule's only when faster by this fraction.
+    // Times each candidate this many times before deciding (the best of two
+    // samples let one slow spell of this shared machine decide: the embedding
+    // operator kept 4 tiles timed at 3.4 ms over 1 tile at 4.1, whose
+    // unscheduled form took 3.2; docs/performance.md).
+    static constexpr int kSamples = 4;
+    // More tiles replace fewer only when faster by this fraction.
     static constexpr double kMargin = 0.05;
 
     // Candidates `scheduled`, scheduled / 2, ..., 1; with tuning off, or one

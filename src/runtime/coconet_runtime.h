@@ -148,10 +148,10 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 // Overlapped steps (a collective or fused pass computed tile by tile with its
 // producer) choose their tile count by measurement on each communicator: the
 // first call warms up, the next ones time the schedule's count and fewer
-// (halved down to 1, i.e. no overlap), twice each, and the call that times
-// the last one also runs an all_reduce of those times (counted like any
-// all_reduce) so that every rank keeps the same fastest count (the
-// schedule's unless another is faster by 5%). Results do not
+// (halved down to 1, i.e. no overlap), four times each, and the call that
+// times the last one also runs an all_reduce of those times (counted like any
+// all_reduce) so that every rank keeps the same count: the fewest tiles
+// within 5% of the fastest count's time. Results do not
 // depend on the count. COCONET_OVERLAP_TUNING=off keeps the schedule's count.
 // 1 when every overlapped step run on this communicator has chosen.
 int coconet_comm_overlap_settled(const coconet_comm *comm);
