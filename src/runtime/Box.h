@@ -3,7 +3,10 @@
 #ifndef COCONET_RUNTIME_BOX_H
 #define COCONET_RUNTIME_BOX_H
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "HalideRuntime.h"
@@ -56,10 +59,22 @@ bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset);
 // Copies the elements of `box` from src to dst (both hold it).
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);
 
-// Calls f(x, n) for each row of the box: x is the first point of a row of n
-// consecutive elements along dimension 0.
+// How many leading dimensions of `box` (at least 1 when it has any) form
+// runs of consecutive elements in each of the n buffers: dimension d + 1
+// joins the run where every buffer has stride 1 along dimension 0, the box
+// spans the buffer's whole extent along dimension d and the buffer's stride
+// along d + 1 is its stride along d times that extent. A row of a
+// (dim, sample) value sliced along samples is then one run, not one per sample.
+int run_dims(const Box &box, const halide_buffer_t *const *bufs, size_t n);
+inline int run_dims(const Box &box, std::initializer_list<const halide_buffer_t *> bufs) {
+    return run_dims(box, bufs.begin(), bufs.size());
+}
+
+// Calls f(x, n) for each run of the box: x is the first point of n
+// consecutive elements over its leading `inner` dimensions (run_dims; 1:
+// rows along dimension 0, which any buffer's stride along it steps through).
 template<typename F>
-void for_each_row(const Box &box, F &&f) {
+void for_each_row(const Box &box, F &&f, int inner = 1) {
     if (box.empty()) {
         return;
     }
@@ -67,10 +82,13 @@ void for_each_row(const Box &box, F &&f) {
     for (int d = 0; d < kMaxDims; d++) {
         x[d] = box.min[d];
     }
-    const int64_t row = box.dims > 0 ? box.extent[0] : 1;
+    int64_t row = 1;
+    for (int d = 0; d < inner && d < box.dims; d++) {
+        row *= box.extent[d];
+    }
     while (true) {
         f(x, row);
-        int d = 1;
+        int d = std::max(inner, 1);
         for (; d < box.dims; d++) {
             if (++x[d] < box.min[d] + box.extent[d]) {
                 break;

@@ -57,30 +57,37 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
     const int64_t os = out->dimensions > 0 ? out->dim[0].stride : 1;
     const bool identity = op.kind == COCONET_REDUCE && p != op.src.first + op.root;
     const T id = reduce_identity<T>(op.red);
-    for_each_row(box_of(out), [&](const int64_t *x, int64_t n) {
-        T *o = (T *)element_address(out, x);
-        if (identity) {
-            for (int64_t k = 0; k < n; k++) {
-                o[k * os] = id;
-            }
-            return;
-        }
-        // acc = x_0, then acc = op(acc, x_q) in group-rank order.
-        for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
-            const halide_buffer_t *b = in[q];
-            const T *s = (const T *)element_address(b, x);
-            const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
-            if (q == op.src.first) {
+    const Box box = box_of(out);
+    const int inner = identity ? run_dims(box, {out})
+                               : std::min(run_dims(box, {out}),
+                                          run_dims(box, &in[op.src.first], (size_t)op.src.size));
+    for_each_row(
+        box,
+        [&](const int64_t *x, int64_t n) {
+            T *o = (T *)element_address(out, x);
+            if (identity) {
                 for (int64_t k = 0; k < n; k++) {
-                    o[k * os] = s[k * ss];
+                    o[k * os] = id;
                 }
-            } else {
-                for (int64_t k = 0; k < n; k++) {
-                    o[k * os] = reduce_combine<T>(op.red, o[k * os], s[k * ss]);
+                return;
+            }
+            // acc = x_0, then acc = op(acc, x_q) in group-rank order.
+            for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+                const halide_buffer_t *b = in[q];
+                const T *s = (const T *)element_address(b, x);
+                const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
+                if (q == op.src.first) {
+                    for (int64_t k = 0; k < n; k++) {
+                        o[k * os] = s[k * ss];
+                    }
+                } else {
+                    for (int64_t k = 0; k < n; k++) {
+                        o[k * os] = reduce_combine<T>(op.red, o[k * os], s[k * ss]);
+                    }
                 }
             }
-        }
-    });
+        },
+        inner);
 }
 
 } // namespace

@@ -225,13 +225,16 @@ void combine_into(int op, halide_buffer_t *acc, const halide_buffer_t *src, cons
     with_element_type(acc->type, [&](auto zero) {
         using T = decltype(zero);
         const int64_t as = acc->dim[0].stride, ss = src->dim[0].stride;
-        for_each_row(box, [&](const int64_t *x, int64_t n) {
-            T *a = reinterpret_cast<T *>(element_address(acc, x));
-            const T *b = reinterpret_cast<const T *>(element_address(src, x));
-            for (int64_t k = 0; k < n; k++) {
-                a[k * as] = reduce_combine<T>(op, a[k * as], b[k * ss]);
-            }
-        });
+        for_each_row(
+            box,
+            [&](const int64_t *x, int64_t n) {
+                T *a = reinterpret_cast<T *>(element_address(acc, x));
+                const T *b = reinterpret_cast<const T *>(element_address(src, x));
+                for (int64_t k = 0; k < n; k++) {
+                    a[k * as] = reduce_combine<T>(op, a[k * as], b[k * ss]);
+                }
+            },
+            run_dims(box, {acc, src}));
     });
 }
 
