@@ -4,6 +4,7 @@
 // one communicator per rank: every call equals the reference whatever the
 // count, the ranks settle on the same count after the stated number of calls,
 // and COCONET_OVERLAP_TUNING=off keeps the schedule's.
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 
@@ -58,6 +59,13 @@ TEST_CASE("the tuner times every count kSamples times, then keeps the fewest til
     CHECK(clear.chunks() == 4);
     middle.decide({0.99, 0.90, 1.0});
     CHECK(middle.chunks() == 2);
+    // A time that is not a number still settles the tuner, on some count.
+    OverlapTuner odd(4, true);
+    for (int k = 0; k <= 3 * OverlapTuner::kSamples; k++) {
+        odd.record(1.0);
+    }
+    odd.decide({std::nan(""), 1.0, 1.0});
+    CHECK(odd.settled());
 
     OverlapTuner off(4, false);
     CHECK(off.settled());

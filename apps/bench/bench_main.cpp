@@ -661,7 +661,7 @@ private:
         // Overlapped steps tune their tile count over their first calls on a
         // communicator: time them once every rank has settled.
         for (int k = 0;
-             k < 16 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1, COCONET_MAX) > 0; k++) {
+             k < 64 && reduce(coconet_comm_overlap_settled(comm_) ? 0 : 1, COCONET_MAX) > 0; k++) {
             timed(v.step);
         }
         // --reps runs (3 at least, fewer where they pass 2 s), and for steps

@@ -82,13 +82,14 @@ void for_each_row(const Box &box, F &&f, int inner = 1) {
     for (int d = 0; d < kMaxDims; d++) {
         x[d] = box.min[d];
     }
+    inner = std::max(inner, std::min(box.dims, 1)); // a row is one element at least
     int64_t row = 1;
     for (int d = 0; d < inner && d < box.dims; d++) {
         row *= box.extent[d];
     }
     while (true) {
         f(x, row);
-        int d = std::max(inner, 1);
+        int d = inner;
         for (; d < box.dims; d++) {
             if (++x[d] < box.min[d] + box.extent[d]) {
                 break;

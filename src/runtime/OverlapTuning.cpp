@@ -50,11 +50,12 @@ bool OverlapTuner::record(double seconds) {
 
 void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
     agreed_ = slowest_rank;
-    const double fastest = *std::min_element(agreed_.begin(), agreed_.end());
-    // Candidates run from the most tiles to the fewest: the last one within
-    // the margin of the fastest.
-    for (int i = 0; i < (int)agreed_.size(); i++) {
-        if (agreed_[i] * (1.0 - kMargin) <= fastest) {
+    const auto fastest = std::min_element(agreed_.begin(), agreed_.end());
+    // The fastest, or where candidates run from the most tiles to the fewest,
+    // the last one within the margin of it (always one, NaN times aside).
+    chosen_ = (int)(fastest - agreed_.begin());
+    for (int i = chosen_ + 1; i < (int)agreed_.size(); i++) {
+        if (agreed_[i] <= *fastest * (1.0 + kMargin)) {
             chosen_ = i;
         }
     }

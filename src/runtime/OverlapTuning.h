@@ -22,12 +22,12 @@ bool overlap_tuning_enabled();
 
 class OverlapTuner {
 public:
-    // Times each candidate this many times before deciding (the best of two
-    // samples let one slow spell of this shared machine decide: the embedding
-    // operator kept 4 tiles timed at 3.4 ms over 1 tile at 4.1, whose
-    // unscheduled form took 3.2; docs/performance.md).
+    // Times each candidate this many times before deciding: with the best of
+    // two, one slow spell of a shared machine decided (docs/performance.md,
+    // "The fewest tiles within 5%").
     static constexpr int kSamples = 4;
-    // More tiles replace fewer only when faster by this fraction.
+    // The fewest tiles whose time is within this fraction of the fastest's
+    // are kept.
     static constexpr double kMargin = 0.05;
 
     // Candidates `scheduled`, scheduled / 2, ..., 1; with tuning off, or one

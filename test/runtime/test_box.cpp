@@ -19,6 +19,9 @@ struct Dense {
     halide_dimension_t dim[coconet_rt::kMaxDims];
     halide_buffer_t buf{};
 
+    Dense(const Dense &) = delete; // buf points into it
+    Dense &operator=(const Dense &) = delete;
+
     Dense(const Box &box, float base) {
         int64_t stride = 1;
         for (int d = 0; d < box.dims; d++) {
@@ -88,6 +91,11 @@ TEST_CASE("leading dimensions a box spans whole join one run", "[runtime][box]")
     CHECK(coconet_rt::run_dims(samples, {&value.buf, &slice.buf}) == 2);
     const Dense wider(make_box({0, 0, 0}, {9, 12, 3}), 0); // dim padded to 9
     CHECK(coconet_rt::run_dims(samples, {&value.buf, &wider.buf}) == 1);
+    // Padded strides: dim spanned whole, but a sample starts 9 elements on.
+    Dense padded(make_box({0, 0, 0}, {8, 12, 3}), 0);
+    padded.dim[1].stride = 9;
+    padded.dim[2].stride = 9 * 12;
+    CHECK(coconet_rt::run_dims(samples, {&padded.buf}) == 1);
     // A 0-D box has no dimension to run along.
     CHECK(coconet_rt::run_dims(Box{}, {&value.buf}) == 0);
 
@@ -96,6 +104,10 @@ TEST_CASE("leading dimensions a box spans whole join one run", "[runtime][box]")
     coconet_rt::for_each_row(
         samples, [&](const int64_t *x, int64_t n) { runs.emplace_back(x[2], n); }, 2);
     CHECK(runs == std::vector<std::pair<int64_t, int64_t>>{{0, 32}, {1, 32}, {2, 32}});
+    int64_t visited = 0;
+    coconet_rt::for_each_row(
+        samples, [&](const int64_t *, int64_t n) { visited += n; }, 0);
+    CHECK(visited == samples.count());
     int rows = 0;
     coconet_rt::for_each_row(samples, [&](const int64_t *, int64_t n) { rows += n == 8 ? 1 : 0; });
     CHECK(rows == 4 * 3);
