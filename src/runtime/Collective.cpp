@@ -58,9 +58,10 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
     const bool identity = op.kind == COCONET_REDUCE && p != op.src.first + op.root;
     const T id = reduce_identity<T>(op.red);
     const Box box = box_of(out);
-    const int inner = identity ? run_dims(box, {out})
-                               : std::min(run_dims(box, {out}),
-                                          run_dims(box, &in[op.src.first], (size_t)op.src.size));
+    int inner = run_dims(box, {out});
+    if (!identity) { // the inputs are read too
+        inner = std::min(inner, run_dims(box, &in[op.src.first], (size_t)op.src.size));
+    }
     for_each_row(
         box,
         [&](const int64_t *x, int64_t n) {
