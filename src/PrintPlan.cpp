@@ -208,12 +208,21 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";
     }
     s << "\n";
+    auto overlapped_all_to_all = [](const PlanStep &p) {
+        return p.chunks > 1 && p.func->collective &&
+               p.func->collective->kind == CollectiveKind::AllToAll;
+    };
     if (std::any_of(spmd.steps.begin(), spmd.steps.end(),
                     [](const PlanStep &p) { return p.chunks > 1; })) {
         s << "  tiles: each overlapped step's count is the most it runs; on each communicator "
              "its first calls time it and fewer (halving down to 1, no overlap) and keep the "
-             "fastest, the schedule's unless another is 5% faster (coconet_comm_overlap_report; "
-             "COCONET_OVERLAP_TUNING=off keeps the schedule's)\n";
+             "fewest within 5% of the fastest (coconet_comm_overlap_report; "
+             "COCONET_OVERLAP_TUNING=off keeps the schedule's)";
+        if (std::any_of(spmd.steps.begin(), spmd.steps.end(), overlapped_all_to_all)) {
+            s << "; on thread ranks (host memory) an overlapped all_to_all instead computes its "
+                 "source straight into the ranks' outputs, in one call";
+        }
+        s << "\n";
     }
     return s.str();
 }

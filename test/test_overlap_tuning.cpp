@@ -1,6 +1,7 @@
 // The tile-count tuning of overlapped steps (src/runtime/OverlapTuning.h): the
 // tuner's sequence of counts and its decision on its own, then programs with
-// an overlapped collective and an overlapped fused pass called repeatedly on
+// an overlapped collective, an overlapped fused pass and an overlapped
+// all_to_all (with its direct candidate) called repeatedly on
 // one communicator per rank: every call equals the reference whatever the
 // count, the ranks settle on the same count after the stated number of calls,
 // and COCONET_OVERLAP_TUNING=off keeps the schedule's.
@@ -66,6 +67,23 @@ TEST_CASE("the tuner times every count kSamples times, then keeps the fewest til
     }
     odd.decide({std::nan(""), 1.0, 1.0});
     CHECK(odd.settled());
+
+    // An all_to_all whose ranks reach each other's memory tries `direct`
+    // first, and keeps it as the fewest tiles where it is within the margin.
+    OverlapTuner direct(4, true, true), slow_direct(4, true, true);
+    CHECK(direct.chunks() == OverlapTuner::kDirect);
+    for (int k = 0; k <= 4 * OverlapTuner::kSamples; k++) {
+        INFO("call " << k);
+        CHECK(direct.chunks() == (k == 0 ? 0 : std::vector<int>{0, 4, 2, 1}[(k - 1) % 4]));
+        CHECK(direct.record(1.0) == (k == 4 * OverlapTuner::kSamples));
+        slow_direct.record(1.0);
+    }
+    direct.decide({1.0e-3, 0.97e-3, 0.96e-3, 1.2e-3});
+    CHECK(direct.chunks() == OverlapTuner::kDirect);
+    CHECK(direct.describe() == "direct of direct, 4, 2, 1 tiles (1, 0.97, 0.96, 1.2 ms)");
+    slow_direct.decide({1.2, 1.0, 1.0, 1.0});
+    CHECK(slow_direct.chunks() == 1);
+    CHECK(OverlapTuner(4, false, true).chunks() == 4);
 
     OverlapTuner off(4, false);
     CHECK(off.settled());
@@ -164,6 +182,30 @@ TEST_CASE("overlapped steps settle on one tile count per communicator", "[runtim
                 // Every rank keeps the same count from the same agreed times.
                 CHECK(reports[r] == reports[0]);
             }
+        }
+    }
+}
+
+TEST_CASE("an overlapped all_to_all on thread ranks also times computing into the outputs",
+          "[runtime][overlap]") {
+    DFunc x = input("x", Halide::Float(32), {3, 5, 7, 8}, Sliced(2));
+    Halide::Var i("i"), j("j"), k("k"), t("t");
+    DFunc p("p");
+    p(i, j, k, t) = x(i, j, k, t) * 3.0f - Halide::cast<float>(t);
+    DFunc a = all_to_all(p, 1, 2, "a");
+    a.overlap(p, 4);
+    Program program("overlapped_all_to_all");
+    program.output(a, Sliced(1));
+    for (int ranks : {1, 3}) {
+        INFO(ranks << " ranks");
+        // 1 warm-up call (direct), then direct, 4, 2, 1 tiles four times each.
+        std::vector<int> settled;
+        const std::vector<std::string> reports = run_calls(program, ranks, 18, &settled);
+        for (int r = 0; r < ranks; r++) {
+            INFO("rank " << r << ": " << reports[r]);
+            CHECK(settled[r] == 1 + 4 * OverlapTuner::kSamples);
+            CHECK_THAT(reports[r], Contains(" of direct, 4, 2, 1 tiles ("));
+            CHECK(reports[r] == reports[0]);
         }
     }
 }

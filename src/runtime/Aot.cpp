@@ -1045,40 +1045,46 @@ private:
         return coconet_rt::Chunking{n, chunks, dim == sliced ? group.size : 0};
     }
 
-    // Runs overlapped step s, run(chunks) returning false on failure, in the
-    // tile count its tuner on this communicator gives (OverlapTuning.h),
-    // timing the call while it tunes.
-    template<typename Run>
-    void run_tuned(int s, Run &&run) {
+    // "<program> step <s> (<collective or pass>)": how reports name step s.
+    std::string step_key(int s) const {
         const coconet_aot_step &st = p_.steps[s];
-        auto key = [&] {
-            const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
-            return std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") +
-                   ")";
-        };
+        const char *what = st.kind == COCONET_STEP_FUSED ? st.pass.name : st.collective_name;
+        return std::string(p_.name) + " step " + std::to_string(s) + " (" + (what ? what : "") +
+               ")";
+    }
+
+    // Runs overlapped step s, run(chunks) returning an error code, in the
+    // tile count its tuner on this communicator gives (OverlapTuning.h; with
+    // `direct`, kDirect among them), timing the call while it tunes.
+    template<typename Run>
+    void run_tuned(int s, bool direct, Run &&run) {
+        const coconet_aot_step &st = p_.steps[s];
         coconet_comm::StepTuner &found = comm_->overlap_tuner_of_step[&st];
         if (found.step != s || found.program != p_.name) {
             // As named (programs of one name share their steps' tuners).
             auto it = comm_->overlap_tuners
-                          .try_emplace(key(), st.chunks, coconet_rt::overlap_tuning_enabled())
+                          .try_emplace(step_key(s), st.chunks, coconet_rt::overlap_tuning_enabled(),
+                                       direct)
                           .first;
             found = {p_.name, s, &it->second};
         }
         coconet_rt::OverlapTuner *tuner = found.tuner;
         if (tuner->scheduled() != st.chunks) {
-            *tuner = coconet_rt::OverlapTuner(st.chunks, coconet_rt::overlap_tuning_enabled());
+            *tuner =
+                coconet_rt::OverlapTuner(st.chunks, coconet_rt::overlap_tuning_enabled(), direct);
         }
         // Timed only while it tunes.
         const bool tuning = !tuner->settled();
         const auto start =
             tuning ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-        if (!run(tuner->chunks())) {
-            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
+        const int rc = run(tuner->chunks());
+        if (rc != COCONET_OK) {
+            fail(rc, coconet_comm_last_error(comm_));
         }
         if (tuning) {
             const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
             if (tuner->record(took.count())) {
-                tuner->decide(slowest_rank(tuner->best(), key()));
+                tuner->decide(slowest_rank(tuner->best(), step_key(s)));
             }
         }
     }
@@ -1128,7 +1134,7 @@ private:
         }
         c.src = source;
         const int dim = st.pass.range_dim;
-        run_tuned(s, [&](int chunks) {
+        run_tuned(s, false, [&](int chunks) {
             const coconet_rt::Chunking ch =
                 chunking(chunks, dim, st.pass.dim, st.pass.n[dim],
                          coconet_rt::group_of(size_, c.nsplit, c.group));
@@ -1137,6 +1143,7 @@ private:
                     produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
                 }
             };
+            int rc = COCONET_OK;
             auto reduce = [&](int j) {
                 c.ranged = 1;
                 const coconet_rt::Range r =
@@ -1145,9 +1152,11 @@ private:
                 c.range_extent = (int32_t)r.size();
                 c.pieces = ch.chunks;
                 c.piece = j;
-                return coconet_fused_reduce_scatter(comm_, &c) == COCONET_OK;
+                rc = coconet_fused_reduce_scatter(comm_, &c);
+                return rc == COCONET_OK;
             };
-            return coconet_rt::run_steps(ch.count(), produce, reduce);
+            coconet_rt::run_steps(ch.count(), produce, reduce);
+            return rc;
         });
     }
 
@@ -1177,7 +1186,12 @@ private:
         }
         const int dim = desc.chunk_dim;
         const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
-        run_tuned(s, [&](int chunks) {
+        const bool direct =
+            !device && desc.kind == COCONET_ALL_TO_ALL && comm_->writes_peer_outputs();
+        run_tuned(s, direct, [&](int chunks) {
+            if (chunks == coconet_rt::OverlapTuner::kDirect) {
+                return run_produced(s, dst);
+            }
             const coconet_rt::Chunking ch =
                 chunking(chunks, dim, desc.dim, desc.extents[dim], group);
             auto produce = [&](int j) {
@@ -1185,6 +1199,7 @@ private:
                     produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
                 }
             };
+            int rc = COCONET_OK;
             auto move = [&](int j) {
                 // A piece of every slice reads the source wherever the pieces are.
                 std::unique_ptr<DeviceView> in;
@@ -1198,13 +1213,42 @@ private:
                                device);
                 desc.chunks = ch.chunks;
                 desc.chunk_index = j;
-                return coconet_collective_call(comm_, st.collective_name, &desc,
-                                               in ? &in->view.buf : source,
-                                               &out.view.buf) == COCONET_OK;
+                rc = coconet_collective_call(comm_, st.collective_name, &desc,
+                                             in ? &in->view.buf : source, &out.view.buf);
+                return rc == COCONET_OK;
             };
-            return coconet_rt::run_steps(ch.count(), produce, move);
+            coconet_rt::run_steps(ch.count(), produce, move);
+            return rc;
         });
         set_newest(dst, device != nullptr);
+    }
+
+    // Overlapped all_to_all step s, direct (ranks reach each other's
+    // memory): the producer computes each member's part of the source
+    // straight into that member's output `dst` (what the fused operators'
+    // kernels do, sending each tile as it is done), so the source is not
+    // written and nothing is copied. The collective alone reads the source of
+    // an overlapped step (`overlap` refuses any other producer).
+    int run_produced(int s, halide_buffer_t *dst) {
+        const coconet_aot_step &st = p_.steps[s];
+        OwnedBuffer source; // the source's box and type, no memory
+        source.buf.type = dst->type;
+        source.buf.dimensions = info(st.src).dims;
+        source.buf.dim = source.dim;
+        coconet_rt::set_box(&source.buf, box_of_value(st.src));
+        auto produce = [&](halide_buffer_t *view) -> int {
+            try {
+                run_pipeline(s, st, view);
+                to_host(view);
+                free_device(view);
+                return COCONET_OK;
+            } catch (const AotError &e) {
+                coconet_comm_set_error(comm_, e.message.c_str());
+                return e.code;
+            }
+        };
+        return coconet_rt::produced_all_to_all(comm_, st.collective_name, st.collective,
+                                               &source.buf, dst, produce);
     }
 
     // `box` of a value's buffer; with `device` (the chunks live there), a

@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include "Errors.h"
+
 namespace {
 
 std::mutex &live_mutex() {
@@ -50,6 +52,12 @@ coconet_comm::coconet_comm(int rank, int size, double timeout)
 coconet_comm::~coconet_comm() {
     std::lock_guard<std::mutex> lock(live_mutex());
     live_comms().erase(this);
+}
+
+int coconet_comm::run_produced(coconet_rt::Op &op, const halide_buffer_t *, halide_buffer_t *,
+                               const Produce &) {
+    return fail(COCONET_ERR_INTERNAL, coconet_rt::op_label(rank, op.what()) + ": the " + backend() +
+                                          " backend cannot write into its peers' outputs");
 }
 
 int coconet_comm::fail(int code, const std::string &message) {

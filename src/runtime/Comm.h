@@ -5,6 +5,7 @@
 #define COCONET_RUNTIME_COMM_H
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -33,6 +34,13 @@ constexpr double kMaxTimeout = 86400.0;
 // number of seconds in (0, kMaxTimeout] (otherwise a warning, once), else
 // `requested` when positive (at most kMaxTimeout), else 10 s.
 double initial_timeout(double requested);
+// The all_to_all `desc` of one call, its source computed straight into the
+// members' outputs (coconet_comm::run_produced): checked like
+// coconet_collective_call, `in` describing this rank's source (box and type,
+// no memory).
+int produced_all_to_all(coconet_comm *comm, const char *name, const coconet_collective_desc &desc,
+                        const halide_buffer_t *in, halide_buffer_t *out,
+                        const std::function<int(halide_buffer_t *view)> &produce);
 } // namespace coconet_rt
 
 struct coconet_comm {
@@ -48,6 +56,18 @@ struct coconet_comm {
     // inputs available as op.peer_inputs, compute this rank's output, and keep
     // this rank's input readable until the peers that read it are done.
     virtual int run(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out) = 0;
+    // Whether this backend can run an all_to_all whose producer writes
+    // straight into the members' outputs (run_produced): its ranks reach each
+    // other's host memory (threads).
+    virtual bool writes_peer_outputs() const { return false; }
+    // Runs all_to_all `op` with no source in memory: this rank calls
+    // produce(view) for the part of every member's output it holds the
+    // source of (`in` has its box and type, no memory), `view` a view of that
+    // member's output, then waits until every member has written its parts
+    // into this rank's `out`. Only where writes_peer_outputs().
+    using Produce = std::function<int(halide_buffer_t *view)>;
+    virtual int run_produced(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out,
+                             const Produce &produce);
     // Whether reductions combine ranks in group-rank order (see
     // coconet_comm_deterministic).
     virtual bool deterministic() const { return true; }

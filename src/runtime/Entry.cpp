@@ -30,6 +30,39 @@ int bring_to_host(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *
     return COCONET_OK;
 }
 
+// Checks call o's buffers on comm and, where this rank takes part, runs it
+// (run(), after the fault point), counting the call.
+template<typename Run>
+int checked_run(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *in,
+                halide_buffer_t *out, bool device, Run &&run) {
+    const std::string problem = o.check_buffers(comm->rank, in, out);
+    if (!problem.empty()) {
+        return comm->fail(COCONET_ERR_INVALID,
+                          coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
+    }
+    if (!o.participates(comm->rank)) {
+        return COCONET_OK;
+    }
+    int rc = COCONET_OK;
+    if (!device) {
+        rc = bring_to_host(comm, o, in, "input");
+        if (rc == COCONET_OK) {
+            rc = bring_to_host(comm, o, out, "output");
+        }
+    }
+    if (rc == COCONET_OK) {
+        rc = coconet_rt::fault_point(
+            comm, coconet_rt::FaultSite::Collective, [&] { return o.name; }, o.chunk_dim >= 0);
+    }
+    if (rc == COCONET_OK) {
+        rc = run();
+    }
+    if (rc == COCONET_OK) {
+        comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);
+    }
+    return rc;
+}
+
 // The collective described by `bytes` bytes at `desc` (unaligned), on comm.
 int run_collective(coconet_comm *comm, const char *name, const void *desc, size_t bytes,
                    halide_buffer_t *in, halide_buffer_t *out) {
@@ -63,35 +96,32 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
         coconet_rt::set_box(in, o.input_box(comm->rank));
         return COCONET_OK;
     }
-    problem = o.check_buffers(comm->rank, in, out);
-    if (!problem.empty()) {
-        return invalid(problem);
-    }
-    if (!o.participates(comm->rank)) {
-        return COCONET_OK;
-    }
-    int rc = COCONET_OK;
-    if (!d.device) {
-        rc = bring_to_host(comm, o, in, "input");
-        if (rc == COCONET_OK) {
-            rc = bring_to_host(comm, o, out, "output");
-        }
-    }
-    if (rc == COCONET_OK) {
-        rc = coconet_rt::fault_point(
-            comm, coconet_rt::FaultSite::Collective, [&] { return o.name; }, o.chunk_dim >= 0);
-    }
-    if (rc == COCONET_OK) {
-        rc =
-            d.device ? coconet_rt::run_device_collective(*comm, o, in, out) : comm->run(o, in, out);
-    }
-    if (rc == COCONET_OK) {
-        comm->ops[o.kind].fetch_add(1, std::memory_order_relaxed);
-    }
-    return rc;
+    return checked_run(comm, o, in, out, d.device, [&] {
+        return d.device ? coconet_rt::run_device_collective(*comm, o, in, out)
+                        : comm->run(o, in, out);
+    });
 }
 
 } // namespace
+
+int coconet_rt::produced_all_to_all(coconet_comm *comm, const char *name,
+                                    const coconet_collective_desc &desc, const halide_buffer_t *in,
+                                    halide_buffer_t *out,
+                                    const std::function<int(halide_buffer_t *view)> &produce) {
+    // The whole value in one call: the producer writes every part at once.
+    coconet_collective_desc d = desc;
+    d.chunk_dim = -1;
+    d.chunks = d.chunk_index = 0;
+    coconet_rt::Op o = coconet_rt::make_op(name, d, comm->size);
+    const std::string problem = o.check_args();
+    if (!problem.empty()) {
+        return comm->fail(COCONET_ERR_INVALID,
+                          coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
+    }
+    halide_buffer_t source = *in; // no memory: nothing reads it
+    return checked_run(comm, o, &source, out, false,
+                       [&] { return comm->run_produced(o, &source, out, produce); });
+}
 
 extern "C" {
 

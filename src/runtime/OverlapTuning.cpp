@@ -12,7 +12,10 @@ bool overlap_tuning_enabled() {
     return env_is("COCONET_OVERLAP_TUNING", {"on", "off"}, "on");
 }
 
-OverlapTuner::OverlapTuner(int scheduled, bool tune) {
+OverlapTuner::OverlapTuner(int scheduled, bool tune, bool direct) : scheduled_(scheduled) {
+    if (direct && tune) {
+        candidates_.push_back(kDirect);
+    }
     for (int k = std::max(1, scheduled);; k /= 2) {
         candidates_.push_back(k);
         if (k == 1 || !tune) {
@@ -51,21 +54,22 @@ bool OverlapTuner::record(double seconds) {
 void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
     agreed_ = slowest_rank;
     const auto fastest = std::min_element(agreed_.begin(), agreed_.end());
-    // The fastest, or where candidates run from the most tiles to the fewest,
-    // the last one within the margin of it (always one, NaN times aside).
+    // The fastest, or the fewest tiles within the margin of it (always one,
+    // NaN times aside).
     chosen_ = (int)(fastest - agreed_.begin());
-    for (int i = chosen_ + 1; i < (int)agreed_.size(); i++) {
-        if (agreed_[i] <= *fastest * (1.0 + kMargin)) {
+    for (int i = 0; i < (int)agreed_.size(); i++) {
+        if (agreed_[i] <= *fastest * (1.0 + kMargin) && candidates_[i] < candidates_[chosen_]) {
             chosen_ = i;
         }
     }
 }
 
 std::string OverlapTuner::describe() const {
+    auto name = [](int k) { return k == kDirect ? std::string("direct") : std::to_string(k); };
     auto counts = [&] {
         std::string s;
         for (size_t i = 0; i < candidates_.size(); i++) {
-            s += (i ? ", " : "") + std::to_string(candidates_[i]);
+            s += (i ? ", " : "") + name(candidates_[i]);
         }
         return s;
     };
@@ -73,7 +77,7 @@ std::string OverlapTuner::describe() const {
         return "tuning " + counts() + " tiles";
     }
     if (agreed_.empty()) {
-        return std::to_string(candidates_[chosen_]) + " tiles (not tuned)";
+        return name(candidates_[chosen_]) + " tiles (not tuned)";
     }
     std::string times;
     for (size_t i = 0; i < agreed_.size(); i++) {
@@ -81,7 +85,7 @@ std::string OverlapTuner::describe() const {
         std::snprintf(ms, sizeof ms, "%.3g", agreed_[i] * 1e3);
         times += (i ? ", " : "") + std::string(ms);
     }
-    return std::to_string(candidates_[chosen_]) + " of " + counts() + " tiles (" + times + " ms)";
+    return name(candidates_[chosen_]) + " of " + counts() + " tiles (" + times + " ms)";
 }
 
 } // namespace coconet_rt

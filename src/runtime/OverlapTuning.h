@@ -6,8 +6,11 @@
 // slowest rank's best per count, so that every rank picks the same) and it
 // keeps the fewest tiles within kMargin of the fastest count: more tiles cost
 // more calls and meetings, so they must win by more than the noise to be
-// kept. The tile count never changes results: every tiling reduces in the
-// same order. COCONET_OVERLAP_TUNING=off keeps the scheduled count.
+// kept. An all_to_all where ranks reach each other's memory has one more
+// candidate, tried first: `direct` (0 tiles), its producer computing straight
+// into the ranks' outputs in one call, which counts as the fewest. The tile
+// count never changes results: every tiling reduces in the same order.
+// COCONET_OVERLAP_TUNING=off keeps the scheduled count.
 #ifndef COCONET_RUNTIME_OVERLAP_TUNING_H
 #define COCONET_RUNTIME_OVERLAP_TUNING_H
 
@@ -30,12 +33,14 @@ public:
     // are kept.
     static constexpr double kMargin = 0.05;
 
-    // Candidates `scheduled`, scheduled / 2, ..., 1; with tuning off, or one
-    // candidate, decided at once.
-    OverlapTuner(int scheduled, bool tune);
+    // Candidates `scheduled`, scheduled / 2, ..., 1, after kDirect where
+    // `direct`; with tuning off (the scheduled count), or one candidate,
+    // decided at once.
+    OverlapTuner(int scheduled, bool tune, bool direct = false);
+    static constexpr int kDirect = 0;
 
-    // The tile count for the next call, and whether that call is timed (the
-    // first call warms up, untimed).
+    // The tile count (or kDirect) for the next call, and whether that call is
+    // timed (the first call warms up, untimed).
     int chunks() const;
     bool timing() const;
     // After the call: its seconds on this rank (used if timed). True when
@@ -45,14 +50,15 @@ public:
     void decide(const std::vector<double> &slowest_rank);
 
     bool settled() const { return chosen_ >= 0; }
-    int scheduled() const { return candidates_[0]; }
+    int scheduled() const { return scheduled_; }
     // This rank's best time per candidate so far.
     const std::vector<double> &best() const { return best_; }
-    // "1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", or "4 tiles (not tuned)",
-    // or "tuning 4, 2, 1 tiles".
+    // "1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", "direct of direct, 4, 2, 1
+    // tiles (...)", "4 tiles (not tuned)", or "tuning 4, 2, 1 tiles".
     std::string describe() const;
 
 private:
+    int scheduled_;
     std::vector<int> candidates_;
     std::vector<double> best_;   // per candidate, seconds
     std::vector<double> agreed_; // the slowest rank's best, once decided

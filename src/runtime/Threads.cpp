@@ -4,6 +4,7 @@
 // again before anyone returns, so no input is freed while a peer reads it.
 // A timeout or an abort marks the whole world failed: its rendezvous state is
 // then inconsistent, and peers must not wait for ranks that gave up.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -32,6 +33,9 @@ struct Posted {
     const halide_buffer_t *in = nullptr;
     const halide_buffer_t *out = nullptr;
     const coconet_rt::FusedPlan *fused = nullptr;
+    // An all_to_all whose members write into each other's outputs (`in` then
+    // has no memory).
+    bool produced = false;
     // At the meeting that ends a fused pass: how the rank's kernel ended, so
     // that peers whose gathered outputs lack its slices fail too.
     int status = COCONET_OK;
@@ -218,7 +222,7 @@ struct ThreadsComm : coconet_comm {
         if (rc != COCONET_OK) {
             return rc;
         }
-        const std::string mismatch = find_mismatch(op, in, members, posted);
+        const std::string mismatch = find_mismatch(op, in, false, members, posted);
         if (mismatch.empty()) {
             for (int q : members) {
                 op.peer_inputs[q] = posted[q].in;
@@ -248,6 +252,8 @@ struct ThreadsComm : coconet_comm {
         }
         return rc != COCONET_OK ? rc : done;
     }
+
+    bool writes_peer_outputs() const override { return true; }
 
     // Ranks sharing a device read each other's device buffers, unless
     // COCONET_DEVICE_COLLECTIVES=host stages them through host memory, or
@@ -366,8 +372,55 @@ struct ThreadsComm : coconet_comm {
             }
         }
         // Peers may still read this rank's source or write into its outputs.
+        return meet_after_writes(members, what, rc, mismatch, "the fused kernel");
+    }
+
+    // The all_to_all computed straight into the members' outputs: this
+    // rank's producer writes, into every member's output, the part of it
+    // whose source this rank holds.
+    int run_produced(Op &op, const halide_buffer_t *in, halide_buffer_t *out,
+                     const Produce &produce) override {
+        const std::vector<int> members = op.participants();
+        const std::string what = op.what();
+        std::vector<Posted> posted;
+        Posted mine{&op, in, out};
+        mine.produced = true;
+        int rc = world->meet(*this, kCollective, kStart, members, mine, what, &posted);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        const std::string mismatch = find_mismatch(op, in, true, members, posted);
+        if (mismatch.empty()) {
+            const coconet_rt::Box source = op.input_box(rank);
+            const size_t me = std::find(members.begin(), members.end(), rank) - members.begin();
+            // From this rank's own part on, so that ranks start on different outputs.
+            for (size_t k = 0; k < members.size() && rc == COCONET_OK; k++) {
+                const int q = members[(me + k) % members.size()];
+                halide_buffer_t *theirs = const_cast<halide_buffer_t *>(posted[q].out);
+                const coconet_rt::Box part =
+                    coconet_rt::intersect(source, coconet_rt::box_of(theirs));
+                if (part.empty()) {
+                    continue;
+                }
+                coconet_rt::BufferView view(theirs, part);
+                rc = produce(&view.buf);
+                if (q != rank) {
+                    count_bytes(op.kind, (uint64_t)part.count() * out->type.bytes());
+                }
+            }
+        }
+        // Peers may still be writing into this rank's output.
+        return meet_after_writes(members, what, rc, mismatch, "the producer");
+    }
+
+    // The last meeting of an operation in which members write into each
+    // other's outputs, this rank's part having ended with `rc`: no member
+    // returns an output that a failed member's part is missing from.
+    int meet_after_writes(const std::vector<int> &members, const std::string &what, int rc,
+                          const std::string &mismatch, const char *part) {
         Posted result;
         result.status = rc;
+        std::vector<Posted> posted;
         const int done = world->meet(*this, kCollective, kInside, members, result, what, &posted);
         if (!mismatch.empty()) {
             return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
@@ -377,9 +430,8 @@ struct ThreadsComm : coconet_comm {
         }
         for (int q : members) {
             if (posted[q].status != COCONET_OK) {
-                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) +
-                                                     " aborted: the fused kernel failed on rank " +
-                                                     std::to_string(q));
+                return fail(COCONET_ERR_ABORTED, coconet_rt::op_label(rank, what) + " aborted: " +
+                                                     part + " failed on rank " + std::to_string(q));
             }
         }
         return COCONET_OK;
@@ -387,12 +439,13 @@ struct ThreadsComm : coconet_comm {
 
     // Ranks that meet must make the same call: every rank compares itself with
     // all the others, so either all of them find a mismatch or none does.
-    std::string find_mismatch(const Op &op, const halide_buffer_t *in,
+    // `produced`: this rank's call writes into the members' outputs (run_produced).
+    std::string find_mismatch(const Op &op, const halide_buffer_t *in, bool produced,
                               const std::vector<int> &members,
                               const std::vector<Posted> &posted) const {
         for (int q : members) {
             const Posted &p = posted[q];
-            if (!p.op || !p.op->same_call(op)) {
+            if (!p.op || !p.op->same_call(op) || p.produced != produced) {
                 return "rank " + std::to_string(q) + " called " +
                        (p.op ? p.op->what() : p.fused->what()) +
                        " with other arguments at the same time: every participant must make the "

@@ -1,5 +1,6 @@
 // Faults on thread ranks (ctest -L fault): rank 1 fails in the middle of a
-// collective, of a fused pass and of an overlapped chunk (JIT programs whose
+// collective, of a fused pass, of an overlapped chunk and of an all_to_all it
+// computes into its peers' outputs (JIT programs whose
 // Halide code refuses a value only rank 1's inputs hold), or throws while its
 // peers are inside an AOT library's fused pass. Every other rank must return
 // an error naming the operation and rank 1 within the timeout + 5 s, and a new
@@ -129,6 +130,26 @@ TEST_CASE("a rank whose fused kernel fails stops its peers", "[fault][fused]") {
     check_fault(program, "m", {22}, "fused reduce_scatter 't_rs'");
 }
 
+TEST_CASE("a rank whose fused kernel fails in an overlapped pass stops its peers",
+          "[fault][fused][overlap]") {
+    Var i("i");
+    DFunc x = input("x", Halide::Float(32), {40}, Local());
+    DFunc m = input("m", Halide::Float(32), {40}, Sliced(0));
+    DFunc g("g");
+    g(i) = x(i) * 2.0f;
+    DFunc t = all_reduce(g, ReduceOp::Sum, "t");
+    t.split_collective(0);
+    DFunc u("u");
+    u(i) = refusing_poison(m(i)) + t(i);
+    DFunc w = all_gather(u, "w");
+    u.fuse_with(t);
+    t.overlap(g, 2);
+    Program program("fault_fused_overlap");
+    program.output(w, Replicated());
+    // Rank 1's slice of m is [14, 28): its kernel fails on the second tile.
+    check_fault(program, "m", {24}, "fused reduce_scatter 't_rs'");
+}
+
 TEST_CASE("a rank failing in an overlapped chunk stops its peers", "[fault][overlap]") {
     Var i("i"), j("j");
     DFunc x = input("x", Halide::Float(32), {6, 8}, Local());
@@ -141,6 +162,21 @@ TEST_CASE("a rank failing in an overlapped chunk stops its peers", "[fault][over
     // Chunks of 2 along j: rank 1's producer fails on the third chunk, while
     // the second moves.
     check_fault(program, "x", {1, 5}, "all_reduce 's'");
+}
+
+TEST_CASE("a rank whose producer fails while writing into its peers' outputs stops them",
+          "[fault][overlap]") {
+    Var i("i"), j("j"), k("k"), t("t");
+    DFunc x = input("x", Halide::Float(32), {4, 6, 5, 3}, Sliced(2));
+    DFunc p("p");
+    p(i, j, k, t) = refusing_poison(x(i, j, k, t)) * 2.0f;
+    DFunc a = all_to_all(p, 1, 2, "a");
+    a.overlap(p, 3);
+    Program program("fault_produced");
+    program.output(a, Sliced(1));
+    // Rank 1 holds k in [2, 4); it computes rank 1's samples [2, 4) first,
+    // then fails on rank 2's [4, 6).
+    check_fault(program, "x", {1, 5, 3, 1}, "all_to_all 'a'");
 }
 
 TEST_CASE("a rank throwing while its peers are in an AOT library's pass stops them",
