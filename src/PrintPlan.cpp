@@ -219,8 +219,9 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
              "fewest within 5% of the fastest (coconet_comm_overlap_report; "
              "COCONET_OVERLAP_TUNING=off keeps the schedule's)";
         if (std::any_of(spmd.steps.begin(), spmd.steps.end(), overlapped_all_to_all)) {
-            s << "; on thread ranks (host memory) an overlapped all_to_all instead computes its "
-                 "source straight into the ranks' outputs, in one call";
+            s << "; on thread ranks (host memory) an overlapped all_to_all also times its "
+                 "producer computing straight into the ranks' outputs (direct, counted as the "
+                 "fewest)";
         }
         s << "\n";
     }

@@ -151,13 +151,17 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 // (halved down to 1, i.e. no overlap), four times each, and the call that
 // times the last one also runs an all_reduce of those times (counted like any
 // all_reduce) so that every rank keeps the same count: the fewest tiles
-// within 5% of the fastest count's time. Results do not
-// depend on the count. COCONET_OVERLAP_TUNING=off keeps the schedule's count.
+// within 5% of the fastest count's time. An all_to_all whose ranks reach each
+// other's memory (thread ranks, on the host) also times `direct`, first: its
+// producer computes every rank's part straight into that rank's output, in
+// one call; it counts as the fewest tiles. Results do not depend on the
+// count. COCONET_OVERLAP_TUNING=off keeps the schedule's count.
 // 1 when every overlapped step run on this communicator has chosen.
 int coconet_comm_overlap_settled(const coconet_comm *comm);
 // One line per overlapped step run on this communicator: "<program> step <s>
-// (<collective>): 1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", the times the
-// slowest rank's best; valid until the next call on comm.
+// (<collective>): 1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)" (or "direct of
+// direct, 4, 2, 1 tiles (...)"), the times the slowest rank's best; valid
+// until the next call on comm.
 const char *coconet_comm_overlap_report(coconet_comm *comm);
 
 // ---- Partitioning shared by the compiler, the reference and the runtime. ----
