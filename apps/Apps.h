@@ -159,6 +159,9 @@ Program gemv_all_reduce(const GemvConfig &c);
 struct GemmConfig {
     int hidden = 12, out = 10, experts = 7; // tokens' width in and out
     int capacity = 6, tiles = 4;            // token slots per expert and tile
+    // Token slots per register tile (schedule_matmul's 6 fit AVX2's 16
+    // registers; with AVX-512's 32, 8 divide the ranks' parts of a tile).
+    int register_cols = 6;
     int overlap = 0;
     bool producer_only = false; // output expert_out (Sliced(2)), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu

@@ -83,6 +83,7 @@ public:
         c.overlap = overlap;
         c.producer_only = producer_only;
         c.gpu = target().has_gpu_feature();
+        c.register_cols = target().has_feature(Halide::Target::AVX512) ? 8 : 6;
         set_program(apps::gemm_all_to_all(c));
     }
 };
