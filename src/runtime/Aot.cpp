@@ -1073,8 +1073,14 @@ private:
             *tuner =
                 coconet_rt::OverlapTuner(st.chunks, coconet_rt::overlap_tuning_enabled(), direct);
         }
-        // Timed only while it tunes.
+        // Timed only while it tunes, from a start the ranks share: timed from
+        // its own arrival, a rank that arrives last finds its peers waiting
+        // and measures its step short, which favoured counts that compute
+        // before they meet where ranks outnumber cores (docs/performance.md).
         const bool tuning = !tuner->settled();
+        if (tuner->timing()) {
+            slowest_rank({0.0}, step_key(s));
+        }
         const auto start =
             tuning ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         const int rc = run(tuner->chunks());

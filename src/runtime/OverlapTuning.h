@@ -2,7 +2,9 @@
 // tile by tile with its producer) runs in the number of tiles its schedule
 // names only where that is fastest. Over its first calls on a communicator it
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
-// kSamples times each, interleaved; then the ranks agree on the times (the
+// kSamples times each, interleaved, each timed call started by the ranks
+// together (the executor's all_reduce before it); then the ranks agree on the
+// times (the
 // slowest rank's best per count, so that every rank picks the same) and it
 // keeps the fewest tiles within kMargin of the fastest count: more tiles cost
 // more calls and meetings, so they must win by more than the noise to be
