@@ -21,9 +21,10 @@ const char *to_string(Schedule s);
 
 // The apps' MatMuls on a CPU: C(x, y) += A(x, k) * B(k, y) in register tiles
 // of 16 x 6 (12 AVX2 registers of partial sums, A read as 2 vectors and B
-// broadcast 6 times per k), the Halide schedule of a BLAS micro-kernel.
-inline void schedule_matmul(DFunc &c, const Halide::Var &x, const Halide::Var &y) {
-    c.accumulate_in_registers(x, y, 16, 6);
+// broadcast 6 times per k), the Halide schedule of a BLAS micro-kernel; `cols`
+// other than 6 where the target has the registers for them.
+inline void schedule_matmul(DFunc &c, const Halide::Var &x, const Halide::Var &y, int cols = 6) {
+    c.accumulate_in_registers(x, y, 16, cols);
 }
 
 struct OptimizerConfig {

@@ -132,12 +132,12 @@ Program gemm_all_to_all(const GemmConfig &c) {
     DFunc expert_out("expert_out");
     expert_out(h, s, x, j) = 0.0f;
     expert_out(h, s, x, j) += w(h, k, x) * tokens(k, s, x, j);
-    // Register tiles as schedule_matmul's, c.register_cols slots wide: a
-    // direct all_to_all computes each rank's part of a tile in its own call
-    // (capacity / R slots: 64 at 2^20 on 4 ranks), which 8 divide and 6
-    // leave a tail of (docs/performance.md).
+    // Register tiles c.register_cols slots wide: a direct all_to_all
+    // computes each rank's part of a tile in its own call (capacity / R
+    // slots: 64 at 2^20 on 4 ranks), which 8 divide and 6 leave a tail of
+    // (docs/performance.md).
     if (!c.gpu) {
-        expert_out.accumulate_in_registers(h, s, 16, c.register_cols);
+        schedule_matmul(expert_out, h, s, c.register_cols);
     }
 
     // Expert outputs go back to their tokens' ranks.

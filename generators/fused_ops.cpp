@@ -83,7 +83,12 @@ public:
         c.overlap = overlap;
         c.producer_only = producer_only;
         c.gpu = target().has_gpu_feature();
-        c.register_cols = target().has_feature(Halide::Target::AVX512) ? 8 : 6;
+        using T = Halide::Target;
+        c.register_cols = target().features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake,
+                                                    T::AVX512_Cannonlake, T::AVX512_Zen4,
+                                                    T::AVX512_Zen5, T::AVX512_SapphireRapids})
+                              ? 8
+                              : 6;
         set_program(apps::gemm_all_to_all(c));
     }
 };

@@ -208,12 +208,13 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
         s << " " << o.func.name() << " (" << o.layout.to_string() << ")";
     }
     s << "\n";
+    // An overlapped all_to_all tunes even in one tile (against `direct`).
     auto overlapped_all_to_all = [](const PlanStep &p) {
-        return p.chunks > 1 && p.func->collective &&
+        return p.chunks >= 1 && p.func->collective &&
                p.func->collective->kind == CollectiveKind::AllToAll;
     };
     if (std::any_of(spmd.steps.begin(), spmd.steps.end(),
-                    [](const PlanStep &p) { return p.chunks > 1; })) {
+                    [&](const PlanStep &p) { return p.chunks > 1 || overlapped_all_to_all(p); })) {
         s << "  tiles: each overlapped step's count is the most it runs; on each communicator "
              "its first calls time it and fewer (halving down to 1, no overlap) and keep the "
              "fewest within 5% of the fastest (coconet_comm_overlap_report; "

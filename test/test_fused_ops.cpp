@@ -158,6 +158,9 @@ TEST_CASE("the plan shows the per-tile sends", "[fusedops]") {
                Contains("[overlapped with pooled: 2 tiles of 2 along dimension 3, the next tile "
                         "computed while this one moves (each tile sent to its ranks as soon as it "
                         "is computed)]"));
+    CHECK_THAT(print_plan(lower(apps::embedding_all_to_all(e)), 3),
+               Contains("on thread ranks (host memory) an overlapped all_to_all also times its "
+                        "producer computing straight into the ranks' outputs"));
     apps::GemvConfig g;
     g.schedule = apps::Schedule::Fused;
     g.overlap = 4;

@@ -1059,19 +1059,18 @@ private:
     template<typename Run>
     void run_tuned(int s, bool direct, Run &&run) {
         const coconet_aot_step &st = p_.steps[s];
+        const bool tune = coconet_rt::overlap_tuning_enabled();
         coconet_comm::StepTuner &found = comm_->overlap_tuner_of_step[&st];
         if (found.step != s || found.program != p_.name) {
             // As named (programs of one name share their steps' tuners).
-            auto it = comm_->overlap_tuners
-                          .try_emplace(step_key(s), st.chunks, coconet_rt::overlap_tuning_enabled(),
-                                       direct)
-                          .first;
+            auto it = comm_->overlap_tuners.try_emplace(step_key(s), st.chunks, tune, direct).first;
             found = {p_.name, s, &it->second};
         }
+        // Whether `direct` may run changes with where the step runs
+        // (COCONET_DEVICE_COLLECTIVES, programs sharing the name).
         coconet_rt::OverlapTuner *tuner = found.tuner;
-        if (tuner->scheduled() != st.chunks) {
-            *tuner =
-                coconet_rt::OverlapTuner(st.chunks, coconet_rt::overlap_tuning_enabled(), direct);
+        if (tuner->scheduled() != st.chunks || tuner->direct() != (direct && tune)) {
+            *tuner = coconet_rt::OverlapTuner(st.chunks, tune, direct);
         }
         // Timed only while it tunes, from a start the ranks share: timed from
         // its own arrival, a rank that arrives last finds its peers waiting
@@ -1192,8 +1191,8 @@ private:
         }
         const int dim = desc.chunk_dim;
         const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
-        const bool direct =
-            !device && desc.kind == COCONET_ALL_TO_ALL && comm_->writes_peer_outputs();
+        const bool direct = !device && desc.kind == COCONET_ALL_TO_ALL &&
+                            comm_->writes_peer_outputs() && !read_elsewhere(st.src, s);
         run_tuned(s, direct, [&](int chunks) {
             if (chunks == coconet_rt::OverlapTuner::kDirect) {
                 return run_produced(s, dst);
@@ -1229,12 +1228,29 @@ private:
         set_newest(dst, device != nullptr);
     }
 
+    // Whether a step other than s (a fused pass, which `overlap` does not
+    // refuse as a reader of its producer) or the program's outputs read v.
+    bool read_elsewhere(int v, int s) const {
+        for (int t = 0; t < p_.nsteps; t++) {
+            const coconet_aot_step &st = p_.steps[t];
+            const bool reads =
+                std::find(st.params, st.params + st.nparams, v) != st.params + st.nparams ||
+                std::find(st.extras, st.extras + st.nextras, v) != st.extras + st.nextras ||
+                st.src == v;
+            if (t != s && reads) {
+                return true;
+            }
+        }
+        return std::find(p_.output_values, p_.output_values + p_.noutputs, v) !=
+               p_.output_values + p_.noutputs;
+    }
+
     // Overlapped all_to_all step s, direct (ranks reach each other's
     // memory): the producer computes each member's part of the source
     // straight into that member's output `dst` (what the fused operators'
     // kernels do, sending each tile as it is done), so the source is not
-    // written and nothing is copied. The collective alone reads the source of
-    // an overlapped step (`overlap` refuses any other producer).
+    // written and nothing is copied; taken only where nothing else reads the
+    // source (read_elsewhere).
     int run_produced(int s, halide_buffer_t *dst) {
         const coconet_aot_step &st = p_.steps[s];
         OwnedBuffer source; // the source's box and type, no memory
@@ -1251,6 +1267,11 @@ private:
             } catch (const AotError &e) {
                 coconet_comm_set_error(comm_, e.message.c_str());
                 return e.code;
+            } catch (const std::exception &e) {
+                // Peers are writing into this rank's output: it must still
+                // meet them before it returns.
+                coconet_comm_set_error(comm_, e.what());
+                return COCONET_ERR_INTERNAL;
             }
         };
         return coconet_rt::produced_all_to_all(comm_, st.collective_name, st.collective,

@@ -4,8 +4,8 @@
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
 // kSamples times each, interleaved, each timed call started by the ranks
 // together (the executor's all_reduce before it); then the ranks agree on the
-// times (the
-// slowest rank's best per count, so that every rank picks the same) and it
+// times (the slowest rank's best per count, so that every rank picks the
+// same) and it
 // keeps the fewest tiles within kMargin of the fastest count: more tiles cost
 // more calls and meetings, so they must win by more than the noise to be
 // kept. An all_to_all where ranks reach each other's memory has one more
@@ -40,6 +40,7 @@ public:
     // decided at once.
     OverlapTuner(int scheduled, bool tune, bool direct = false);
     static constexpr int kDirect = 0;
+    bool direct() const { return candidates_[0] == kDirect; }
 
     // The tile count (or kDirect) for the next call, and whether that call is
     // timed (the first call warms up, untimed).

@@ -404,7 +404,7 @@ struct ThreadsComm : coconet_comm {
                 }
                 coconet_rt::BufferView view(theirs, part);
                 rc = produce(&view.buf);
-                if (q != rank) {
+                if (q != rank && rc == COCONET_OK) {
                     count_bytes(op.kind, (uint64_t)part.count() * out->type.bytes());
                 }
             }

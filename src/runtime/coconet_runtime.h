@@ -148,9 +148,10 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 // Overlapped steps (a collective or fused pass computed tile by tile with its
 // producer) choose their tile count by measurement on each communicator: the
 // first call warms up, the next ones time the schedule's count and fewer
-// (halved down to 1, i.e. no overlap), four times each, and the call that
-// times the last one also runs an all_reduce of those times (counted like any
-// all_reduce) so that every rank keeps the same count: the fewest tiles
+// (halved down to 1, i.e. no overlap), four times each, each timed call from a
+// start the ranks share (an all_reduce of one value before it), and the call
+// that times the last one also runs an all_reduce of those times (all counted
+// like any all_reduce) so that every rank keeps the same count: the fewest tiles
 // within 5% of the fastest count's time. An all_to_all whose ranks reach each
 // other's memory (thread ranks, on the host) also times `direct`, first: its
 // producer computes every rank's part straight into that rank's output, in

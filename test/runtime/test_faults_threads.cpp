@@ -176,7 +176,8 @@ TEST_CASE("a rank whose producer fails while writing into its peers' outputs sto
     program.output(a, Sliced(1));
     // Rank 1 holds k in [2, 4); it computes rank 1's samples [2, 4) first,
     // then fails on rank 2's [4, 6).
-    check_fault(program, "x", {1, 5, 3, 1}, "all_to_all 'a'");
+    check_fault(program, "x", {1, 5, 3, 1},
+                "all_to_all 'a' aborted: the producer failed on rank 1");
 }
 
 TEST_CASE("a rank throwing while its peers are in an AOT library's pass stops them",
