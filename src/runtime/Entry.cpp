@@ -30,6 +30,12 @@ int bring_to_host(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *
     return COCONET_OK;
 }
 
+// Refuses call o on comm for `problem`.
+int invalid(coconet_comm *comm, const coconet_rt::Op &o, const std::string &problem) {
+    return comm->fail(COCONET_ERR_INVALID,
+                      coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
+}
+
 // Checks call o's buffers on comm and, where this rank takes part, runs it
 // (run(), after the fault point), counting the call.
 template<typename Run>
@@ -37,8 +43,7 @@ int checked_run(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *in
                 halide_buffer_t *out, bool device, Run &&run) {
     const std::string problem = o.check_buffers(comm->rank, in, out);
     if (!problem.empty()) {
-        return comm->fail(COCONET_ERR_INVALID,
-                          coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
+        return invalid(comm, o, problem);
     }
     if (!o.participates(comm->rank)) {
         return COCONET_OK;
@@ -80,17 +85,13 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
                           coconet_rt::op_label(comm->rank, what) + ": " + problem);
     }
     coconet_rt::Op o = coconet_rt::make_op(name, d, comm->size);
-    auto invalid = [&](const std::string &problem) {
-        return comm->fail(COCONET_ERR_INVALID,
-                          coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
-    };
     if (!in || !out) {
-        return invalid("missing input or output buffer");
+        return invalid(comm, o, "missing input or output buffer");
     }
     o.set_chunk(out);
     problem = o.check_args();
     if (!problem.empty()) {
-        return invalid(problem);
+        return invalid(comm, o, problem);
     }
     if (in->host == nullptr && in->device == 0) {
         coconet_rt::set_box(in, o.input_box(comm->rank));
@@ -115,8 +116,7 @@ int coconet_rt::produced_all_to_all(coconet_comm *comm, const char *name,
     coconet_rt::Op o = coconet_rt::make_op(name, d, comm->size);
     const std::string problem = o.check_args();
     if (!problem.empty()) {
-        return comm->fail(COCONET_ERR_INVALID,
-                          coconet_rt::op_label(comm->rank, o.what()) + ": " + problem);
+        return invalid(comm, o, problem);
     }
     halide_buffer_t source = *in; // no memory: nothing reads it
     return checked_run(comm, o, &source, out, false,
