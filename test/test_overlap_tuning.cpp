@@ -17,72 +17,97 @@ using namespace coconet;
 using Catch::Matchers::Contains;
 using coconet_rt::OverlapTuner;
 
+namespace {
+
+// Drives a tuner as the executor does on one rank: each timed call starts
+// with the ranks' agreement on the call before (the maximum of what every
+// rank brings), the last is agreed on at once. `others` is the slowest other
+// rank's seconds for the call.
+struct Rank {
+    OverlapTuner &t;
+    double others = 0;
+    bool call(double mine, double slowest_other) {
+        if (t.timing()) {
+            t.agree(std::max(t.unagreed(), others));
+        }
+        others = slowest_other;
+        const bool last = t.record(mine);
+        if (last) {
+            t.agree(std::max(t.unagreed(), others));
+        }
+        return last;
+    }
+};
+
+} // namespace
+
 TEST_CASE("the tuner times every count kSamples times, then keeps the fewest tiles within the "
           "margin of the fastest",
           "[runtime][overlap]") {
     static_assert(OverlapTuner::kSamples == 4, "the sequence below is written for four samples");
     OverlapTuner t(4, true);
+    Rank rank{t};
     CHECK_FALSE(t.settled());
     CHECK(t.scheduled() == 4);
     // The first call warms up in the schedule's count, untimed.
     CHECK(t.chunks() == 4);
     CHECK_FALSE(t.timing());
-    CHECK_FALSE(t.record(100.0));
-    // Then 4, 2, 1 in turn, four times, timed; the last asks the ranks to agree.
+    CHECK_FALSE(rank.call(100.0, 200.0));
+    CHECK(t.unagreed() == 0.0);
+    // Then 4, 2, 1 in turn, four times, timed; the last is agreed on at once.
+    // A call takes its slowest rank's time: with 2 tiles this rank and the
+    // others take turns being slow, so 2 tiles' best call took 4 ms, though
+    // each rank's own best is 1.5 ms.
     const std::vector<int> order = {4, 2, 1, 4, 2, 1, 4, 2, 1, 4, 2, 1};
-    const std::vector<double> seconds = {3.0, 2.0, 5.0, 4.0, 1.5, 6.0,
-                                         3.5, 2.5, 7.0, 3.2, 1.8, 5.5};
+    const std::vector<double> mine = {3.0, 1.5, 5.0, 3.1, 4.0, 6.0, 3.5, 1.5, 7.0, 3.2, 4.0, 5.5};
+    const std::vector<double> others = {3.2, 4.0, 5.0, 3.0, 1.5, 6.0, 3.3, 4.0, 7.0, 3.4, 1.5, 5.2};
     for (size_t k = 0; k < order.size(); k++) {
         INFO("call " << k + 1);
         CHECK(t.timing());
         CHECK(t.chunks() == order[k]);
-        CHECK(t.record(seconds[k]) == (k + 1 == order.size()));
+        CHECK_FALSE(t.settled());
+        CHECK(rank.call(mine[k] * 1e-3, others[k] * 1e-3) == (k + 1 == order.size()));
+        if (k + 1 < order.size()) {
+            CHECK(t.unagreed() == mine[k] * 1e-3);
+        }
     }
-    CHECK(t.best() == std::vector<double>{3.0, 1.5, 5.0});
-    CHECK_THAT(t.describe(), Contains("tuning 4, 2, 1 tiles"));
-    // Another rank was slower with 2 tiles: the agreed times decide.
-    t.decide({3.5e-3, 4e-3, 5e-3});
     CHECK(t.settled());
+    CHECK(t.best() == std::vector<double>{3.1 * 1e-3, 4.0 * 1e-3, 5.0 * 1e-3});
     CHECK(t.chunks() == 4);
     CHECK_FALSE(t.record(9.0));
-    CHECK(t.describe() == "4 of 4, 2, 1 tiles (3.5, 4, 5 ms)");
+    CHECK(t.describe() == "4 of 4, 2, 1 tiles (3.1, 4, 5 ms)");
 
     // More tiles must beat fewer by more than 5% to be kept.
-    OverlapTuner close(4, true), clear(4, true), middle(4, true);
-    for (int k = 0; k <= 3 * OverlapTuner::kSamples; k++) {
-        CHECK(close.record(1.0) == (k == 3 * OverlapTuner::kSamples));
-        clear.record(1.0);
-        middle.record(1.0);
-    }
-    close.decide({0.96, 0.95, 0.99});
-    CHECK(close.chunks() == 1);
-    clear.decide({0.90, 0.96, 1.0});
-    CHECK(clear.chunks() == 4);
-    middle.decide({0.99, 0.90, 1.0});
-    CHECK(middle.chunks() == 2);
+    auto tuned = [](int scheduled, bool direct, const std::vector<double> &times) {
+        OverlapTuner t(scheduled, true, direct);
+        Rank rank{t};
+        const int calls = 1 + OverlapTuner::kSamples * (int)times.size();
+        for (int k = 0; k < calls; k++) {
+            const double s = k == 0 ? 1.0 : times[(k - 1) % times.size()];
+            CHECK(rank.call(s, s) == (k + 1 == calls));
+        }
+        CHECK(t.settled());
+        return t;
+    };
+    CHECK(tuned(4, false, {0.96, 0.95, 0.99}).chunks() == 1);
+    CHECK(tuned(4, false, {0.90, 0.96, 1.0}).chunks() == 4);
+    CHECK(tuned(4, false, {0.99, 0.90, 1.0}).chunks() == 2);
     // A time that is not a number still settles the tuner, on some count.
-    OverlapTuner odd(4, true);
-    for (int k = 0; k <= 3 * OverlapTuner::kSamples; k++) {
-        odd.record(1.0);
-    }
-    odd.decide({std::nan(""), 1.0, 1.0});
-    CHECK(odd.settled());
+    CHECK(tuned(4, false, {std::nan(""), 1.0, 1.0}).settled());
 
     // An all_to_all whose ranks reach each other's memory tries `direct`
     // first, and keeps it as the fewest tiles where it is within the margin.
-    OverlapTuner direct(4, true, true), slow_direct(4, true, true);
+    OverlapTuner direct(4, true, true);
     CHECK(direct.chunks() == OverlapTuner::kDirect);
     for (int k = 0; k <= 4 * OverlapTuner::kSamples; k++) {
         INFO("call " << k);
         CHECK(direct.chunks() == (k == 0 ? 0 : std::vector<int>{0, 4, 2, 1}[(k - 1) % 4]));
-        CHECK(direct.record(1.0) == (k == 4 * OverlapTuner::kSamples));
-        slow_direct.record(1.0);
+        direct.record(1.0);
     }
-    direct.decide({1.0e-3, 0.97e-3, 0.96e-3, 1.2e-3});
-    CHECK(direct.chunks() == OverlapTuner::kDirect);
-    CHECK(direct.describe() == "direct of direct, 4, 2, 1 tiles (1, 0.97, 0.96, 1.2 ms)");
-    slow_direct.decide({1.2, 1.0, 1.0, 1.0});
-    CHECK(slow_direct.chunks() == 1);
+    const OverlapTuner kept = tuned(4, true, {1.0e-3, 0.97e-3, 0.96e-3, 1.2e-3});
+    CHECK(kept.chunks() == OverlapTuner::kDirect);
+    CHECK(kept.describe() == "direct of direct, 4, 2, 1 tiles (1, 0.97, 0.96, 1.2 ms)");
+    CHECK(tuned(4, true, {1.2, 1.0, 1.0, 1.0}).chunks() == 1);
     CHECK(OverlapTuner(4, false, true).chunks() == 4);
 
     OverlapTuner off(4, false);

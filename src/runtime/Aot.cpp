@@ -1076,9 +1076,12 @@ private:
         // its own arrival, a rank that arrives last finds its peers waiting
         // and measures its step short, which favoured counts that compute
         // before they meet where ranks outnumber cores (docs/performance.md).
+        // The same all_reduce agrees on the call before: its slowest rank's
+        // time, since ranks that leave a step early do not make it shorter.
         const bool tuning = !tuner->settled();
+        auto agree = [&] { tuner->agree(slowest_rank({tuner->unagreed()}, step_key(s))[0]); };
         if (tuner->timing()) {
-            slowest_rank({0.0}, step_key(s));
+            agree();
         }
         const auto start =
             tuning ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -1089,7 +1092,7 @@ private:
         if (tuning) {
             const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
             if (tuner->record(took.count())) {
-                tuner->decide(slowest_rank(tuner->best(), step_key(s)));
+                agree();
             }
         }
     }

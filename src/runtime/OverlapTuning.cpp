@@ -44,21 +44,36 @@ bool OverlapTuner::record(double seconds) {
         return false;
     }
     if (timing()) {
-        double &b = best_[(calls_ - 1) % candidates_.size()];
-        b = std::min(b, seconds);
+        pending_ = (calls_ - 1) % (int)candidates_.size();
+        mine_ = seconds;
     }
     calls_++;
-    return calls_ > kSamples * (int)candidates_.size();
+    return pending_ >= 0 && calls_ > kSamples * (int)candidates_.size();
 }
 
-void OverlapTuner::decide(const std::vector<double> &slowest_rank) {
-    agreed_ = slowest_rank;
-    const auto fastest = std::min_element(agreed_.begin(), agreed_.end());
+double OverlapTuner::unagreed() const {
+    return pending_ >= 0 ? mine_ : 0.0;
+}
+
+void OverlapTuner::agree(double slowest) {
+    if (settled() || pending_ < 0) {
+        return;
+    }
+    best_[pending_] = std::min(best_[pending_], slowest);
+    pending_ = -1;
+    if (calls_ > kSamples * (int)candidates_.size()) {
+        decide();
+    }
+}
+
+void OverlapTuner::decide() {
+    tuned_ = true;
+    const auto fastest = std::min_element(best_.begin(), best_.end());
     // The fastest, or the fewest tiles within the margin of it (always one,
     // NaN times aside).
-    chosen_ = (int)(fastest - agreed_.begin());
-    for (int i = 0; i < (int)agreed_.size(); i++) {
-        if (agreed_[i] <= *fastest * (1.0 + kMargin) && candidates_[i] < candidates_[chosen_]) {
+    chosen_ = (int)(fastest - best_.begin());
+    for (int i = 0; i < (int)best_.size(); i++) {
+        if (best_[i] <= *fastest * (1.0 + kMargin) && candidates_[i] < candidates_[chosen_]) {
             chosen_ = i;
         }
     }
@@ -76,13 +91,13 @@ std::string OverlapTuner::describe() const {
     if (!settled()) {
         return "tuning " + counts() + " tiles";
     }
-    if (agreed_.empty()) {
+    if (!tuned_) {
         return name(candidates_[chosen_]) + " tiles (not tuned)";
     }
     std::string times;
-    for (size_t i = 0; i < agreed_.size(); i++) {
+    for (size_t i = 0; i < best_.size(); i++) {
         char ms[32];
-        std::snprintf(ms, sizeof ms, "%.3g", agreed_[i] * 1e3);
+        std::snprintf(ms, sizeof ms, "%.3g", best_[i] * 1e3);
         times += (i ? ", " : "") + std::string(ms);
     }
     return name(candidates_[chosen_]) + " of " + counts() + " tiles (" + times + " ms)";

@@ -3,10 +3,12 @@
 // names only where that is fastest. Over its first calls on a communicator it
 // times the scheduled count and fewer (halved down to 1, i.e. no overlap),
 // kSamples times each, interleaved, each timed call started by the ranks
-// together (the executor's all_reduce before it); then the ranks agree on the
-// times (the slowest rank's best per count, so that every rank picks the
-// same) and it
-// keeps the fewest tiles within kMargin of the fastest count: more tiles cost
+// together (the executor's all_reduce before it). A call's time is its slowest
+// rank's: the all_reduce that starts the next timed call (or follows the
+// last) carries each rank's time of the call before, so every rank holds the
+// same times and picks the same count. The best of a count's calls stands for
+// it, and the tuner keeps the fewest tiles within kMargin of the fastest count:
+// more tiles cost
 // more calls and meetings, so they must win by more than the noise to be
 // kept. An all_to_all where ranks reach each other's memory has one more
 // candidate, tried first: `direct` (0 tiles), its producer computing straight
@@ -46,26 +48,36 @@ public:
     // timed (the first call warms up, untimed).
     int chunks() const;
     bool timing() const;
-    // After the call: its seconds on this rank (used if timed). True when
-    // every candidate has been timed: the caller then agrees with the other
-    // ranks on the times (max over ranks of best()) and calls decide().
+    // After the call: its seconds on this rank (kept if timed). True after the
+    // last timed call: the ranks then agree on it at once; on the others they
+    // agree when the next timed call starts.
     bool record(double seconds);
-    void decide(const std::vector<double> &slowest_rank);
+    // What this rank brings to the agreement: its seconds for the timed call
+    // not yet agreed on, 0 if none.
+    double unagreed() const;
+    // The agreement's result (the maximum over ranks of unagreed()): that
+    // call's time. The last one decides.
+    void agree(double slowest);
 
     bool settled() const { return chosen_ >= 0; }
     int scheduled() const { return scheduled_; }
-    // This rank's best time per candidate so far.
+    // The best agreed time per candidate so far.
     const std::vector<double> &best() const { return best_; }
     // "1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)", "direct of direct, 4, 2, 1
     // tiles (...)", "4 tiles (not tuned)", or "tuning 4, 2, 1 tiles".
     std::string describe() const;
 
 private:
+    // The fewest tiles within kMargin of the fastest of best_.
+    void decide();
+
     int scheduled_;
     std::vector<int> candidates_;
-    std::vector<double> best_;   // per candidate, seconds
-    std::vector<double> agreed_; // the slowest rank's best, once decided
+    std::vector<double> best_; // per candidate, agreed seconds
     int calls_ = 0;
+    int pending_ = -1; // the candidate of the timed call not yet agreed on
+    double mine_ = 0;  // and its seconds on this rank
+    bool tuned_ = false;
     int chosen_ = -1; // index into candidates_
 };
 

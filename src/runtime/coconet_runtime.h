@@ -149,10 +149,11 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 // producer) choose their tile count by measurement on each communicator: the
 // first call warms up, the next ones time the schedule's count and fewer
 // (halved down to 1, i.e. no overlap), four times each, each timed call from a
-// start the ranks share (an all_reduce of one value before it), and the call
-// that times the last one also runs an all_reduce of those times (all counted
-// like any all_reduce) so that every rank keeps the same count: the fewest tiles
-// within 5% of the fastest count's time. An all_to_all whose ranks reach each
+// start the ranks share (an all_reduce of one value before it, which also
+// carries each rank's time of the timed call before; one more follows the
+// last; all counted like any all_reduce): a call's time is its slowest rank's,
+// so every rank keeps the same count: the fewest tiles within 5% of the
+// fastest count's best call. An all_to_all whose ranks reach each
 // other's memory (thread ranks, on the host) also times `direct`, first: its
 // producer computes every rank's part straight into that rank's output, in
 // one call; it counts as the fewest tiles. Results do not depend on the
@@ -161,7 +162,8 @@ void coconet_comm_reset_counters(coconet_comm *comm);
 int coconet_comm_overlap_settled(const coconet_comm *comm);
 // One line per overlapped step run on this communicator: "<program> step <s>
 // (<collective>): 1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)" (or "direct of
-// direct, 4, 2, 1 tiles (...)"), the times the slowest rank's best; valid
+// direct, 4, 2, 1 tiles (...)"), the times each count's best call (its
+// slowest rank's time); valid
 // until the next call on comm.
 const char *coconet_comm_overlap_report(coconet_comm *comm);
 
