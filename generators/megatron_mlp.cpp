@@ -17,11 +17,18 @@ public:
     GeneratorParam<int> overlap{"overlap", 4, "chunks of the overlapped MatMul (0: none)"};
     GeneratorParam<bool> hand_schedule{
         "hand_schedule", true, "the MatMuls' register tiles (false: left to an autoscheduler)"};
+    GeneratorParam<int> split_dim{"split_dim", 0,
+                                  "the dimension the split all_reduce slices: 0 the features "
+                                  "(tensor parallel), 1 the tokens (sequence parallel)"};
     ScheduleParams sched;
 
     void generate() override {
         apps::MlpConfig c = mlp.config();
         sched.apply(c);
+        coconet_user_assert(split_dim == 0 || split_dim == 1)
+            << "GeneratorParam split_dim=" << split_dim
+            << " is not 0 (the features) or 1 (the tokens).";
+        c.split_dim = split_dim;
         c.overlap = overlap;
         c.hand_schedule = hand_schedule;
         c.gpu = target().has_gpu_feature();

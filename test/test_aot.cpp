@@ -370,6 +370,10 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
     CHECK_THROWS_WITH(g->set_params("n"), Catch::Contains("parameter 'n' is not name=value"));
     g->set_param("schedule", "fastest");
     CHECK_THROWS_WITH(g->build(), Catch::Contains("schedule=fastest is not one of none, split"));
+    std::unique_ptr<Generator> mlp = GeneratorRegistry::create("megatron_mlp");
+    mlp->set_param("split_dim", "2");
+    CHECK_THROWS_WITH(mlp->build(),
+                      Catch::Contains("split_dim=2 is not 0 (the features) or 1 (the tokens)"));
     CHECK_THROWS_WITH(GeneratorRegistry::create("adamw"),
                       Catch::Contains("No generator named adamw is registered; there are: adam "
                                       "embedding_all_to_all gemm_all_to_all gemv_all_reduce "
