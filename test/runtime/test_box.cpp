@@ -118,6 +118,7 @@ TEST_CASE("copy_box copies runs, rows and strided rows alike", "[runtime][box]")
     for (const Box &box :
          {make_box({0, 4, 0, 0}, {8, 5, 3, 2}), // runs of 40
           make_box({2, 4, 1, 1}, {5, 7, 2, 1}), // rows of 5
+          make_box({1, 1, 0, 0}, {3, 4, 3, 2}), // rows of 3, stepping in three dimensions
           make_box({0, 0, 0, 0}, {8, 12, 3, 2}), make_box({0, 3, 0, 0}, {0, 2, 1, 1})}) {
         INFO("box " << box.to_string());
         // Into a buffer of the same shape, and into one holding the box alone.
