@@ -1067,9 +1067,11 @@ private:
             found = {p_.name, s, &it->second};
         }
         // Whether `direct` may run changes with where the step runs
-        // (COCONET_DEVICE_COLLECTIVES, programs sharing the name).
+        // (COCONET_DEVICE_COLLECTIVES, programs sharing the name), and
+        // tuning may be turned off between calls (COCONET_OVERLAP_TUNING).
         coconet_rt::OverlapTuner *tuner = found.tuner;
-        if (tuner->scheduled() != st.chunks || tuner->direct() != (direct && tune)) {
+        if (tuner->scheduled() != st.chunks || tuner->direct() != (direct && tune) ||
+            (!tune && !tuner->settled())) {
             *tuner = coconet_rt::OverlapTuner(st.chunks, tune, direct);
         }
         // Timed only while it tunes, from a start the ranks share: timed from

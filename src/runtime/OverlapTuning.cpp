@@ -69,8 +69,8 @@ void OverlapTuner::agree(double slowest) {
 void OverlapTuner::decide() {
     tuned_ = true;
     const auto fastest = std::min_element(best_.begin(), best_.end());
-    // The fastest, or the fewest tiles within the margin of it (always one,
-    // NaN times aside).
+    // The fastest, or the fewest tiles within the margin of it (a count all
+    // of whose times were NaN has none: agree() keeps the best, infinity).
     chosen_ = (int)(fastest - best_.begin());
     for (int i = 0; i < (int)best_.size(); i++) {
         if (best_[i] <= *fastest * (1.0 + kMargin) && candidates_[i] < candidates_[chosen_]) {

@@ -8,9 +8,8 @@
 // last) carries each rank's time of the call before, so every rank holds the
 // same times and picks the same count. The best of a count's calls stands for
 // it, and the tuner keeps the fewest tiles within kMargin of the fastest count:
-// more tiles cost
-// more calls and meetings, so they must win by more than the noise to be
-// kept. An all_to_all where ranks reach each other's memory has one more
+// more tiles cost more calls and meetings, so they must win by more than the
+// noise to be kept. An all_to_all where ranks reach each other's memory has one more
 // candidate, tried first: `direct` (0 tiles), its producer computing straight
 // into the ranks' outputs in one call, which counts as the fewest. The tile
 // count never changes results: every tiling reduces in the same order.

@@ -163,8 +163,7 @@ int coconet_comm_overlap_settled(const coconet_comm *comm);
 // One line per overlapped step run on this communicator: "<program> step <s>
 // (<collective>): 1 of 4, 2, 1 tiles (0.31, 0.27, 0.22 ms)" (or "direct of
 // direct, 4, 2, 1 tiles (...)"), the times each count's best call (its
-// slowest rank's time); valid
-// until the next call on comm.
+// slowest rank's time); valid until the next call on comm.
 const char *coconet_comm_overlap_report(coconet_comm *comm);
 
 // ---- Partitioning shared by the compiler, the reference and the runtime. ----
