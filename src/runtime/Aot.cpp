@@ -1081,7 +1081,7 @@ private:
         // The same all_reduce agrees on the call before: its slowest rank's
         // time, since ranks that leave a step early do not make it shorter.
         const bool tuning = !tuner->settled();
-        auto agree = [&] { tuner->agree(slowest_rank({tuner->unagreed()}, step_key(s))[0]); };
+        auto agree = [&] { tuner->agree(slowest_rank(tuner->unagreed(), step_key(s))); };
         if (tuner->timing()) {
             agree();
         }
@@ -1099,27 +1099,27 @@ private:
         }
     }
 
-    // The elementwise maximum of `times` over the world's ranks.
-    std::vector<double> slowest_rank(std::vector<double> times, const std::string &what) {
-        halide_dimension_t d(0, (int32_t)times.size(), 1);
+    // The maximum of `seconds` over the world's ranks.
+    double slowest_rank(double seconds, const std::string &what) {
+        halide_dimension_t d(0, 1, 1);
         halide_buffer_t in{};
-        in.host = reinterpret_cast<uint8_t *>(times.data());
+        in.host = reinterpret_cast<uint8_t *>(&seconds);
         in.type = halide_type_t(halide_type_float, 64);
         in.dimensions = 1;
         in.dim = &d;
-        std::vector<double> out(times.size());
+        double slowest = 0;
         halide_buffer_t res = in;
-        res.host = reinterpret_cast<uint8_t *>(out.data());
+        res.host = reinterpret_cast<uint8_t *>(&slowest);
         coconet_collective_desc desc;
         coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
         desc.op = COCONET_MAX;
         desc.dims = 1;
-        desc.extents[0] = (int32_t)times.size();
+        desc.extents[0] = 1;
         const std::string name = "the tile-count tuning of " + what;
         if (coconet_collective_call(comm_, name.c_str(), &desc, &in, &res) != COCONET_OK) {
             fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
         }
-        return out;
+        return slowest;
     }
 
     // This rank's part of chunk j along `dim` of a value whose box it holds

@@ -67,7 +67,6 @@ void OverlapTuner::agree(double slowest) {
 }
 
 void OverlapTuner::decide() {
-    tuned_ = true;
     const auto fastest = std::min_element(best_.begin(), best_.end());
     // The fastest, or the fewest tiles within the margin of it (a count all
     // of whose times were NaN has none: agree() keeps the best, infinity).
@@ -91,7 +90,7 @@ std::string OverlapTuner::describe() const {
     if (!settled()) {
         return "tuning " + counts() + " tiles";
     }
-    if (!tuned_) {
+    if (candidates_.size() == 1) {
         return name(candidates_[chosen_]) + " tiles (not tuned)";
     }
     std::string times;

@@ -76,7 +76,6 @@ private:
     int calls_ = 0;
     int pending_ = -1; // the candidate of the timed call not yet agreed on
     double mine_ = 0;  // and its seconds on this rank
-    bool tuned_ = false;
     int chosen_ = -1; // index into candidates_
 };
 
