@@ -5,6 +5,9 @@
 # build/bench/results.json, build/bench/results.md (the tables) and a plot per
 # app (build/bench/<app>.png). Extra arguments go to every coconet_bench run,
 # e.g. ./scripts/bench.sh --apps adam,lamb --reps 3
+# To put a full run on docs/performance.md:
+#   .venv/bin/python scripts/bench_report.py --doc docs/performance.md build/bench build/bench/run_*.json
+#   cp build/bench/results.json build/bench/*.png docs/performance/
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 OUT="$BUILD_DIR/bench"

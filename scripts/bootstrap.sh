@@ -3,8 +3,9 @@
 #   apt:   g++, python3-venv, Open MPI, Catch2 v2, ccache, openssh-client (mpirun wants an rsh agent),
 #          OpenBLAS (the benchmark's compute reference), PoCL + the OpenCL loader (the `device` tests)
 #   .venv: halide==21.*, cmake>=3.28, ninja (PyPI wheels)
-#   build/: Ninja, Release, ccache launcher when available, Halide from .venv
-# Environment: COCONET_BUILD_DIR (default build), COCONET_BUILD_TYPE (default Release),
+#   build/: Ninja, the build type CMakeLists.txt defaults to (optimized), ccache launcher when
+#           available, Halide from .venv
+# Environment: COCONET_BUILD_DIR (default build), COCONET_BUILD_TYPE (default: CMakeLists.txt's),
 #              COCONET_CMAKE_ARGS (extra configure args, used only when configuring).
 set -euo pipefail
 
@@ -12,7 +13,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 VENV="$ROOT/.venv"
 BUILD_DIR="${COCONET_BUILD_DIR:-build}"
-BUILD_TYPE="${COCONET_BUILD_TYPE:-Release}"
+BUILD_TYPE="${COCONET_BUILD_TYPE:-}" # empty: CMakeLists.txt picks its default
 
 log() { echo "[bootstrap] $*"; }
 die() { echo "[bootstrap] error: $*" >&2; exit 1; }
@@ -89,16 +90,18 @@ else
         die "$BUILD_DIR/ was configured with another generator; remove it and re-run"
     fi
     args=(-S . -B "$BUILD_DIR" -G Ninja
-          -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
           -DCMAKE_MAKE_PROGRAM="$VENV/bin/ninja"
           -DHalide_DIR="$HALIDE_DIR"
           -DCMAKE_PREFIX_PATH="$HALIDE_ROOT")
+    if [[ -n "$BUILD_TYPE" ]]; then
+        args+=(-DCMAKE_BUILD_TYPE="$BUILD_TYPE")
+    fi
     if command -v ccache >/dev/null 2>&1; then
         args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
     fi
     # shellcheck disable=SC2206
     args+=(${COCONET_CMAKE_ARGS:-})
-    log "build: configuring $BUILD_DIR/ ($BUILD_TYPE, Ninja, Halide from .venv)"
+    log "build: configuring $BUILD_DIR/ (${BUILD_TYPE:-default build type}, Ninja, Halide from .venv)"
     cfg_log="$(mktemp)"
     if ! "$VENV/bin/cmake" "${args[@]}" >"$cfg_log" 2>&1 </dev/null; then
         cat "$cfg_log" >&2

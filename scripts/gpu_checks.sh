@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# The GPU checks of a lent GPU machine, in one prepared call (docs/gpu.md).
+# The GPU checks (docs/gpu.md), for a GPU machine without a toolchain: build
+# and pack the binaries on a build machine, then run them on the GPU machine.
 #
-#   scripts/gpu_lease.sh pack   here, after building: copies the GPU test
-#                               binaries, libHalide.so (xz) and the Open MPI
-#                               libraries they link into .gpu/ (ignored by git;
-#                               carried to the device machine)
-#   scripts/gpu_lease.sh run    there: every `gpu` test, the CUDA libraries on
-#                               thread ranks and on an NCCL world, the library
-#                               path on CUDA, the fused Adam and norm benchmarks
-#                               and the PyTorch baselines; the log goes to $OUT/gpu.log
+#   scripts/gpu_checks.sh pack            on the build machine, after building:
+#                                         copies the `gpu` tests' binaries and
+#                                         CTest files, libHalide.so (xz) and the
+#                                         Open MPI libraries they link into .gpu/
+#                                         (excluded from git); copy the checkout
+#                                         with .gpu/ to the GPU machine
+#   scripts/gpu_checks.sh run [OUT_DIR]   on the GPU machine, in that copy: every
+#                                         `gpu` test, the CUDA libraries on thread
+#                                         ranks and on an NCCL world, the
+#                                         collective-library path on CUDA, the fused
+#                                         Adam and norm benchmarks and the PyTorch
+#                                         baselines; the log goes to OUT_DIR/gpu.log
+#                                         (default: $OUT when set, else /tmp)
 #
-# The device machine has the driver, CUDA 13, NCCL and PyTorch but no Halide or
-# Open MPI, and nothing can be fetched there: the binaries are built here.
+# The GPU machine needs the NVIDIA driver, CUDA 13's runtime, NCCL and (for the
+# baselines) PyTorch; it needs no compiler, Halide or Open MPI, and nothing is
+# downloaded there.
 set -uo pipefail
+caller=$PWD # a relative OUT_DIR is taken from where the script was called
 cd "$(dirname "$0")/.."
 pack=.gpu
 
@@ -42,9 +50,17 @@ if [ "${1:-}" = pack ]; then
     du -sh "$pack"
     exit 0
 fi
-[ "${1:-}" = run ] || { echo "usage: $0 pack|run" >&2; exit 2; }
-
-log=${OUT:-/tmp}/gpu.log
+usage() {
+    echo "usage: $0 pack" >&2
+    echo "       $0 run [OUT_DIR]   (the log goes to OUT_DIR/gpu.log; default: \$OUT, else /tmp)" >&2
+    exit 2
+}
+[ "${1:-}" = run ] || usage
+[ $# -le 2 ] || usage
+out_dir=${2:-${OUT:-/tmp}}
+[[ $out_dir = /* ]] || out_dir=$caller/$out_dir
+mkdir -p "$out_dir" || exit 1
+log=$out_dir/gpu.log
 exec > >(tee "$log") 2>&1
 date
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
