@@ -6,8 +6,8 @@
 
 #include "Error.h"
 #include "Partition.h"
-#include "PrintPlan.h"
 #include "Rebuild.h"
+#include "Strings.h"
 
 namespace coconet {
 

@@ -4,18 +4,28 @@
 #ifndef COCONET_H
 #define COCONET_H
 
+#include <string>
+
 #include "Collectives.h"
 #include "DFunc.h"
 #include "Error.h"
 #include "Generator.h"
 #include "JitProgram.h"
 #include "Layout.h"
-#include "Lower.h"
 #include "Partition.h"
-#include "PrintPlan.h"
 #include "Program.h"
 #include "Random.h"
 #include "RankData.h"
 #include "Reference.h"
+
+namespace coconet {
+
+// The plan of `program` lowered on `world_size` ranks, like Halide's
+// print_loop_nest: every stage in execution order (kernels and collectives),
+// its layout, the box each rank computes or receives, and what the schedule
+// did.
+std::string print_plan(const Program &program, int world_size);
+
+} // namespace coconet
 
 #endif

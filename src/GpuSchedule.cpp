@@ -5,8 +5,8 @@
 
 #include "CollectiveStage.h"
 #include "Partition.h"
-#include "PrintPlan.h"
 #include "Rebuild.h"
+#include "Strings.h"
 
 namespace coconet {
 

@@ -256,6 +256,12 @@ void infer_layouts(const Program &program, Analysis &analysis) {
     }
 }
 
+Analysis analyze(const Program &program) {
+    Analysis analysis = collect_funcs(program);
+    infer_layouts(program, analysis);
+    return analysis;
+}
+
 FuncInfo infer_func(const DFunc &f) {
     // The declared layout is a placeholder: only infer_layouts checks outputs.
     Program probe(f.name());

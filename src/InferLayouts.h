@@ -13,6 +13,10 @@ namespace coconet {
 
 void infer_layouts(const Program &program, Analysis &analysis);
 
+// The analysis passes alone, collect_funcs then infer_layouts: for the
+// reference and the rank data helpers, which need no pipeline.
+Analysis analyze(const Program &program);
+
 // The layout and shape f's definition gives it, from inference over f and the
 // Funcs it reads: for directives, which are given before any program exists.
 FuncInfo infer_func(const DFunc &f);

@@ -2,10 +2,9 @@
 
 #include <thread>
 
-#include "CollectiveStage.h"
+#include "Compile.h"
 #include "Error.h"
-#include "FusedKernel.h"
-#include "GpuSchedule.h"
+#include "Lower.h"
 
 namespace coconet {
 
@@ -86,6 +85,15 @@ struct JitProgram::Function {
     coconet_function c_function() const {
         return coconet_function{call, const_cast<Function *>(this)};
     }
+
+    // `device_interface`: that of a fused kernel computing every output on the device.
+    static std::unique_ptr<Function>
+    compile(ProgramFunction &f, const Halide::Target &target,
+            const halide_device_interface_t *device_interface = nullptr) {
+        return std::make_unique<Function>(
+            Function{f.pipeline.compile_to_callable(f.arguments, target),
+                     1 + f.arguments.size() + (size_t)f.outputs, device_interface});
+    }
 };
 
 // The table coconet_aot_run follows, in memory: the plan's arrays, the JIT's
@@ -99,8 +107,9 @@ struct JitProgram::Table {
     coconet_aot_program program{};
 
     Table(const JitProgram &jit, const coconet_comm *comm)
-        : name("Program " + jit.lowered_.program.name()) {
-        const ProgramPlan &plan = jit.plan_;
+        : name("Program " + jit.compiled_->lowered.program.name()) {
+        const ProgramPlan &plan = jit.compiled_->plan;
+        const Halide::Target &target = jit.compiled_->target;
         for (const ProgramValue &v : plan.values) {
             values.push_back(value_info(v));
         }
@@ -109,8 +118,8 @@ struct JitProgram::Table {
             const ProgramStep &p = plan.steps[s];
             coconet_aot_step st{};
             st.kind = p.kind;
-            if (jit.pipelines_[s]) {
-                st.pipeline = jit.pipelines_[s]->c_function();
+            if (!p.pipeline.empty()) {
+                st.pipeline = jit.functions_.at(p.pipeline)->c_function();
             }
             st.nparams = (int32_t)p.params.size();
             st.params = p.params.data();
@@ -140,7 +149,7 @@ struct JitProgram::Table {
                 for (size_t i = 0; i < counts.size(); i++) {
                     const Function &k = jit.fused_kernel((int)s, counts[i]);
                     kernels.push_back(coconet_aot_kernel{counts[i], k.c_function(),
-                                                         jit.target_.has_gpu_feature() ? 1 : 0,
+                                                         target.has_gpu_feature() ? 1 : 0,
                                                          k.device_interface});
                     if (counts[i] > 1 &&
                         coconet_aot_step_takes_library(comm, &st, k.device_interface)) {
@@ -165,9 +174,9 @@ struct JitProgram::Table {
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
         program.with_device_context = jit_with_device_context;
-        if (jit.target_.has_gpu_feature()) {
+        if (target.has_gpu_feature()) {
             program.device_interface =
-                Halide::get_device_interface_for_device_api(gpu_api(jit.target_), jit.target_);
+                Halide::get_device_interface_for_device_api(gpu_api(target), target);
         }
         for (const ProgramValue &v : plan.device_stages) {
             device_stages.push_back(value_info(v));
@@ -179,41 +188,25 @@ struct JitProgram::Table {
     }
 };
 
-JitProgram::JitProgram(const Program &program, const Halide::Target &target)
-    : lowered_(lower(program, gpu_api(target))), plan_(plan_program(lowered_, program.name())),
-      target_(target.with_feature(Halide::Target::StrictFloat)) {
-    for (const ProgramStep &step : plan_.steps) {
-        pipelines_.emplace_back();
-        if (step.pipeline.empty()) {
-            continue; // a fused pass without a producer of its own
-        }
-        HalideSegment &h = lowered_.spmd.segments[step.segment].halide;
-        h.pipeline.set_jit_externs({
-            {"coconet_rank", Halide::JITExtern(jit_rank)},
-            {"coconet_size", Halide::JITExtern(jit_size)},
-            {"coconet_collective", Halide::JITExtern(jit_collective)},
-        });
-        if (target_.has_gpu_feature()) {
-            const GpuPlacement where =
-                schedule_segment_for_gpu(h, lowered_.analysis, lowered_.spmd);
-            mark_device_values(plan_, where);
-        }
-        std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
-        pipelines_.back() = std::make_unique<Function>(
-            Function{h.pipeline.compile_to_callable(args, target_),
-                     1 + h.params.size() + h.outputs.size()});
-    }
-    for (const Combiner &c : target_.has_gpu_feature() ? device_combiners(lowered_.analysis)
-                                                       : std::vector<Combiner>{}) {
-        CombinerPipeline cp = build_combiner(c), id = build_identity(c);
-        combiner_functions_.push_back(std::make_unique<Function>(
-            Function{cp.pipeline.compile_to_callable(cp.arguments, target_), 4}));
-        combiner_functions_.push_back(std::make_unique<Function>(
-            Function{id.pipeline.compile_to_callable(id.arguments, target_), 2}));
-        const size_t n = combiner_functions_.size();
+JitProgram::JitProgram(const Program &program, const Halide::Target &target) {
+    CompileOptions options;
+    options.target = target.with_feature(Halide::Target::StrictFloat);
+    options.function_name = program.name();
+    compiled_ = std::make_unique<CompiledProgram>(
+        compile_program(program, options, [&](ProgramFunction &f) {
+            if (f.calls_runtime) {
+                f.pipeline.set_jit_externs({
+                    {"coconet_rank", Halide::JITExtern(jit_rank)},
+                    {"coconet_size", Halide::JITExtern(jit_size)},
+                    {"coconet_collective", Halide::JITExtern(jit_collective)},
+                });
+            }
+            functions_[f.name] = Function::compile(f, options.target);
+        }));
+    for (const ProgramCombiner &c : compiled_->plan.combiners) {
         combiners_.push_back(coconet_aot_combiner{(int32_t)c.op, c.type.code(), c.type.bits(),
-                                                  combiner_functions_[n - 2]->c_function(),
-                                                  combiner_functions_[n - 1]->c_function()});
+                                                  functions_.at(c.function)->c_function(),
+                                                  functions_.at(c.identity)->c_function()});
     }
 }
 
@@ -223,28 +216,27 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     std::lock_guard<std::mutex> lock(kernels_mutex_);
     auto &k = kernels_[{s, nsrc}];
     if (!k) {
-        const SpmdPipeline &spmd = lowered_.spmd;
-        const FusedPass &pass = spmd.passes[spmd.segments[plan_.steps[s].segment].fused_pass];
-        FusedKernelPipeline kp = build_fused_kernel(pass, lowered_.analysis, nsrc, target_);
-        k = std::make_unique<Function>(
-            Function{kp.pipeline.compile_to_callable(kp.arguments, target_),
-                     1 + kp.arguments.size() + pass.outputs.size(),
-                     kp.on_gpu ? Halide::get_device_interface_for_device_api(
-                                     Halide::get_default_device_api_for_target(target_), target_)
-                               : nullptr});
+        const Halide::Target &target = compiled_->target;
+        StepKernel sk = build_step_kernel(*compiled_, s, nsrc);
+        k = Function::compile(sk.function, target,
+                              sk.on_gpu
+                                  ? Halide::get_device_interface_for_device_api(
+                                        Halide::get_default_device_api_for_target(target), target)
+                                  : nullptr);
     }
     return *k;
 }
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {
     // Checked against the live communicators, never read when destroyed.
+    const Program &program = compiled_->lowered.program;
+    const Analysis &a = compiled_->lowered.analysis;
+    const ProgramPlan &plan = compiled_->plan;
     coconet_user_assert(coconet_comm_valid(comm))
-        << "Program " << lowered_.program.name() << ": "
+        << "Program " << program.name() << ": "
         << (comm ? "the communicator does not exist (destroyed, or not a communicator)."
                  : "null communicator.");
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    const Program &program = lowered_.program;
-    const Analysis &a = lowered_.analysis;
     RankBuffers in = check_rank_inputs(program, a, rank, size, inputs);
     const Table table(*this, comm);
     std::vector<halide_buffer_t *> args;
@@ -259,8 +251,8 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
     }
     RankBuffers out;
     for (size_t i = 0; i < program.outputs().size(); i++) {
-        const int arg = plan_.ninputs + (int)i;
-        const ProgramValue &v = plan_.values[plan_.args[arg]];
+        const int arg = plan.ninputs + (int)i;
+        const ProgramValue &v = plan.values[plan.args[arg]];
         int32_t min[4], extent[4];
         coconet_arg_box(&table.program, arg, rank, size, min, extent);
         std::vector<Range> box;
@@ -293,11 +285,12 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                                                  std::vector<RankTraffic> *traffic) const {
     coconet_user_assert(world_size >= 1) << "run_threads: world size " << world_size << " < 1.";
     coconet_user_assert((int)inputs.size() == world_size)
-        << "Program " << lowered_.program.name() << ": inputs for " << inputs.size()
+        << "Program " << compiled_->lowered.program.name() << ": inputs for " << inputs.size()
         << " ranks given to a run on " << world_size << " ranks.";
     // Bad inputs are the caller's error: report them before any rank starts.
     for (int r = 0; r < world_size; r++) {
-        check_rank_inputs(lowered_.program, lowered_.analysis, r, world_size, inputs[r]);
+        check_rank_inputs(compiled_->lowered.program, compiled_->lowered.analysis, r, world_size,
+                          inputs[r]);
     }
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
@@ -348,6 +341,10 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         }
     }
     return outputs;
+}
+
+Halide::Target jit_target() {
+    return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
 }
 
 } // namespace coconet

@@ -1,7 +1,8 @@
-// Just-in-time execution of a lowered program: its Halide segments and fused
-// kernels compiled in memory, run on any communicator (threads or MPI
-// backend) by the runtime's executor (coconet_aot_run) from the same table an
-// AOT library holds; and a helper that runs R ranks as threads of this process.
+// Just-in-time execution of a program, compiled by the same driver as an AOT
+// library (Compile.h): its Halide segments and fused kernels compiled in
+// memory, run on any communicator (threads or MPI backend) by the runtime's
+// executor (coconet_aot_run) from the same table an AOT library holds; and a
+// helper that runs R ranks as threads of this process.
 #ifndef COCONET_JIT_PROGRAM_H
 #define COCONET_JIT_PROGRAM_H
 
@@ -10,10 +11,17 @@
 #include <memory>
 #include <mutex>
 
-#include "ProgramPlan.h"
 #include "RankData.h"
+#include "coconet_aot.h"
 
 namespace coconet {
+
+struct CompiledProgram;
+
+// The target JIT compilation uses (the pipeline and the reference's kernels):
+// the host with strict_float, so that no code shape contracts or reassociates
+// floating-point operations and results are bit-identical to the reference.
+Halide::Target jit_target();
 
 // What each rank sent while a program ran: bytes and operations per
 // collective kind (indexed by CollectiveKind; index COCONET_FUSED: the memory
@@ -47,8 +55,6 @@ public:
                                          double timeout_seconds = 10.0,
                                          std::vector<RankTraffic> *traffic = nullptr) const;
 
-    const LoweredProgram &lowered() const { return lowered_; }
-
 private:
     struct Function;
     // The table the executor follows on a communicator (its kernels compiled).
@@ -56,13 +62,10 @@ private:
     // The fused kernel of plan step s for nsrc sources (compiled on first use).
     const Function &fused_kernel(int s, int nsrc) const;
 
-    LoweredProgram lowered_;
-    ProgramPlan plan_;
-    Halide::Target target_;                                // the table's content
-    std::vector<std::unique_ptr<Function>> pipelines_; // per plan step (null: none)
-    // The device collectives' combiners (a GPU target), and their functions.
-    std::vector<std::unique_ptr<Function>> combiner_functions_;
-    std::vector<coconet_aot_combiner> combiners_;
+    std::unique_ptr<CompiledProgram> compiled_; // the lowered program, its plan and target
+    // The segments' and the combiners' functions, by the names the plan gives them.
+    std::map<std::string, std::unique_ptr<Function>> functions_;
+    std::vector<coconet_aot_combiner> combiners_; // the device collectives' (a GPU target)
     mutable std::mutex kernels_mutex_;
     mutable std::map<std::pair<int, int>, std::unique_ptr<Function>> kernels_;
 };

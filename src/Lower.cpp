@@ -3,30 +3,19 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "CoCoNet.h"
 #include "CollectFuncs.h"
 #include "InferLayouts.h"
 #include "PrintPlan.h"
 
 namespace coconet {
 
-namespace {
-
-// COCONET_DEBUG >= 1 prints what each pass produced to stderr, like Halide's
-// HL_DEBUG_CODEGEN; `dump` is called only then.
-template<typename Dump>
-void debug_dump(const char *pass, const Program &program, Dump &&dump) {
+void debug_dump(const char *step, const Program &program,
+                const std::function<std::string()> &dump) {
     const char *level = std::getenv("COCONET_DEBUG");
     if (level && std::atoi(level) >= 1) {
-        std::cerr << "coconet: " << program.name() << " after " << pass << ":\n" << dump();
+        std::cerr << "coconet: " << program.name() << " after " << step << ":\n" << dump();
     }
-}
-
-} // namespace
-
-Analysis analyze(const Program &program) {
-    Analysis analysis = collect_funcs(program);
-    infer_layouts(program, analysis);
-    return analysis;
 }
 
 // The passes, one line each, with what each produced under COCONET_DEBUG.
@@ -51,8 +40,8 @@ Halide::DeviceAPI gpu_api(const Halide::Target &target) {
                                     : Halide::DeviceAPI::None;
 }
 
-Halide::Target jit_target() {
-    return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+std::string print_plan(const Program &program, int world_size) {
+    return print_plan(lower(program), world_size);
 }
 
 } // namespace coconet

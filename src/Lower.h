@@ -6,19 +6,11 @@
 #ifndef COCONET_LOWER_H
 #define COCONET_LOWER_H
 
-#include "Analysis.h"
+#include <functional>
+
 #include "LowerSpmd.h"
 
 namespace coconet {
-
-struct LoweredProgram {
-    Program program;
-    Analysis analysis;
-    SpmdPipeline spmd;
-};
-
-// Only the analysis passes (used by the reference, which needs no pipeline).
-Analysis analyze(const Program &program);
 
 // `device`: the GPU API of the target the program is compiled for
 // (DeviceAPI::None: the host); collectives that can move their data on that
@@ -28,10 +20,10 @@ LoweredProgram lower(const Program &program, Halide::DeviceAPI device = Halide::
 // The GPU API of `target` (DeviceAPI::None without a GPU feature).
 Halide::DeviceAPI gpu_api(const Halide::Target &target);
 
-// The target JIT compilation uses (the pipeline and the reference's kernels):
-// the host with strict_float, so that no code shape contracts or reassociates
-// floating-point operations and results are bit-identical to the reference.
-Halide::Target jit_target();
+// COCONET_DEBUG >= 1 prints what `step` produced for `program` to stderr,
+// like Halide's HL_DEBUG_CODEGEN; `dump` is called only then. lower() and the
+// compile driver (Compile.h) call it after each of their steps.
+void debug_dump(const char *step, const Program &program, const std::function<std::string()> &dump);
 
 } // namespace coconet
 

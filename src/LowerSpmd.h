@@ -94,6 +94,14 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                         const Liveness &liveness, const Placement &placement,
                         Halide::DeviceAPI device);
 
+// What lower() (Lower.h) leaves: the program, what the analysis passes found,
+// and the SPMD pipeline built from it.
+struct LoweredProgram {
+    Program program;
+    Analysis analysis;
+    SpmdPipeline spmd;
+};
+
 } // namespace coconet
 
 #endif

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "Partition.h"
+#include "Strings.h"
 
 namespace coconet {
 
@@ -155,14 +156,6 @@ const char *path_name(FusedPath p) {
 }
 
 } // namespace
-
-std::string join(const std::vector<std::string> &parts, const std::string &separator) {
-    std::string s;
-    for (const std::string &p : parts) {
-        s += (s.empty() ? "" : separator) + p;
-    }
-    return s;
-}
 
 std::string print_plan(const LoweredProgram &lowered, int world_size) {
     const Analysis &a = lowered.analysis;

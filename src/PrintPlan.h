@@ -2,19 +2,17 @@
 // print_loop_nest: every stage in execution order (kernels and collectives),
 // its layout, and the box each rank computes or receives. Also the dumps of
 // what each lowering pass produces, which lower() prints under COCONET_DEBUG.
+// Users print a Program's plan with print_plan in CoCoNet.h.
 #ifndef COCONET_PRINT_PLAN_H
 #define COCONET_PRINT_PLAN_H
 
 #include <string>
 
-#include "Lower.h"
+#include "LowerSpmd.h"
 
 namespace coconet {
 
 std::string print_plan(const LoweredProgram &lowered, int world_size);
-
-// The parts with `separator` between them ("a, b, c"), for the plan's notes.
-std::string join(const std::vector<std::string> &parts, const std::string &separator = ", ");
 
 // One line per Func (or pass, or segment) of what a pass produced.
 std::string dump_analysis(const Analysis &analysis);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 #include "CollectiveStage.h"
 #include "GpuSchedule.h"
 #include "ScheduledReads.h"
+#include "Strings.h"
 
 namespace coconet {
 
@@ -187,6 +189,33 @@ coconet_fused_call pass_call(const ProgramStep &s) {
     c.range_dim = s.chunk_dim;
     c.replicable = s.replicable ? 1 : 0;
     return c;
+}
+
+std::string dump_plan(const ProgramPlan &plan) {
+    auto names = [&](const std::vector<int> &ids) {
+        std::vector<std::string> r;
+        for (int v : ids) {
+            r.push_back(plan.values[v].name);
+        }
+        return "[" + join(r, " ") + "]";
+    };
+    std::ostringstream s;
+    for (size_t i = 0; i < plan.steps.size(); i++) {
+        const ProgramStep &p = plan.steps[i];
+        s << "  step " << i << " (segment " << p.segment << "): "
+          << (p.kind == COCONET_STEP_FUSED        ? "fused pass of " + p.name
+              : p.kind == COCONET_STEP_COLLECTIVE ? "collective " + p.name
+                                                  : "Halide");
+        if (!p.pipeline.empty()) {
+            s << ", " << p.pipeline << " " << names(p.params) << " -> " << names(p.outs);
+        }
+        if (p.kind == COCONET_STEP_FUSED) {
+            s << ", the pass writes " << names(p.pass_outs);
+        }
+        s << "\n";
+    }
+    s << "  arguments " << names(plan.args) << "\n";
+    return s.str();
 }
 
 } // namespace coconet

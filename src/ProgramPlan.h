@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "Lower.h"
+#include "LowerSpmd.h"
 #include "coconet_aot.h"
 
 namespace coconet {
@@ -94,6 +94,10 @@ void mark_device_values(ProgramPlan &plan, const GpuPlacement &where);
 // The call a fused step makes, but for the pointers the table or the
 // executor fills in (name, gathered, src, outs, kernel).
 coconet_fused_call pass_call(const ProgramStep &s);
+
+// One line per step: its kind, function and the values it reads and writes
+// (the compile driver's dump under COCONET_DEBUG).
+std::string dump_plan(const ProgramPlan &plan);
 
 } // namespace coconet
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "Error.h"
-#include "Lower.h"
+#include "InferLayouts.h"
 #include "TypeDispatch.h"
 
 namespace coconet {

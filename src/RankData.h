@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "Analysis.h"
 #include "Partition.h"
+#include "Program.h"
 #include "coconet_runtime.h"
 
 namespace coconet {
+
+struct Analysis;
 
 using RankBuffers = std::map<std::string, Halide::Buffer<>>;
 
@@ -20,9 +22,10 @@ using RankBuffers = std::map<std::string, Halide::Buffer<>>;
 // takes a buffer without one for a bounds query.
 Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box);
 
-// Checks the inputs of one rank against the program's signature and returns
-// them in global coordinates (buffers whose extents match but that start at 0
-// are moved to the rank's box).
+// Checks the inputs of one rank against the program's signature (`analysis`:
+// the program's, from analyze in InferLayouts.h) and returns them in global
+// coordinates (buffers whose extents match but that start at 0 are moved to
+// the rank's box).
 RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
                               int world_size, const RankBuffers &inputs);
 

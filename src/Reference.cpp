@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "Error.h"
+#include "InferLayouts.h"
+#include "JitProgram.h"
 #include "Rebuild.h"
 #include "TypeDispatch.h"
 
@@ -134,7 +136,8 @@ struct Reference::Kernel {
     Halide::Callable callable;
 };
 
-Reference::Reference(const Program &program) : program_(program), analysis_(analyze(program)) {}
+Reference::Reference(const Program &program)
+    : program_(program), analysis_(std::make_unique<const Analysis>(analyze(program))) {}
 
 Reference::~Reference() = default;
 
@@ -149,7 +152,7 @@ const Reference::Kernel &Reference::kernel_for(const DFuncContents &f) const {
     CalleeMap callee = [&](const DFuncContents &c) -> Halide::Func {
         auto it = params.find(&c);
         if (it == params.end()) {
-            const FuncInfo &i = analysis_.of(&c);
+            const FuncInfo &i = analysis_->of(&c);
             it =
                 params.emplace(&c, Halide::ImageParam(c.func.type(), (int)i.extents.size(), c.name))
                     .first;
@@ -158,7 +161,7 @@ const Reference::Kernel &Reference::kernel_for(const DFuncContents &f) const {
         return Halide::Func(it->second);
     };
     Halide::Param<int32_t> rank("coconet_reference_rank"), size("coconet_reference_size");
-    Halide::Func out = rebuild_compute(f, analysis_.of(&f), callee, rank, size);
+    Halide::Func out = rebuild_compute(f, analysis_->of(&f), callee, rank, size);
     std::vector<Halide::Argument> args;
     for (const DFuncContents *p : k->producers) {
         args.push_back(params.at(p));
@@ -178,22 +181,22 @@ std::vector<RankBuffers> Reference::run(int world_size,
         << " ranks given to a reference run on " << world_size << " ranks.";
     std::vector<Materialized> state(world_size);
     for (int r = 0; r < world_size; r++) {
-        RankBuffers in = check_rank_inputs(program_, analysis_, r, world_size, inputs[r]);
-        for (const DFunc &f : analysis_.inputs) {
+        RankBuffers in = check_rank_inputs(program_, *analysis_, r, world_size, inputs[r]);
+        for (const DFunc &f : analysis_->inputs) {
             state[r][f.get_contents().get()] = in.at(f.name());
         }
     }
-    for (const DFunc &df : analysis_.order) {
+    for (const DFunc &df : analysis_->order) {
         const DFuncContents &f = *df.get_contents();
         if (f.kind == FuncKind::Collective) {
-            run_collective(f, analysis_, world_size, state);
+            run_collective(f, *analysis_, world_size, state);
             continue;
         }
         if (f.kind != FuncKind::Compute) {
             continue;
         }
         const Kernel &k = kernel_for(f);
-        const FuncInfo &info = analysis_.of(&f);
+        const FuncInfo &info = analysis_->of(&f);
         for (int r = 0; r < world_size; r++) {
             std::vector<Range> box = rank_region(info.layout, info.extents, r, world_size);
             Buffer<> out = allocate_box(f.func.type(), box);

@@ -9,10 +9,11 @@
 #include <memory>
 #include <mutex>
 
-#include "Lower.h"
 #include "RankData.h"
 
 namespace coconet {
+
+struct Analysis;
 
 class Reference {
 public:
@@ -27,7 +28,7 @@ private:
     const Kernel &kernel_for(const DFuncContents &f) const;
 
     Program program_;
-    Analysis analysis_;
+    std::unique_ptr<const Analysis> analysis_; // analyze(program_) (InferLayouts.h)
     mutable std::mutex mutex_;
     mutable std::map<const DFuncContents *, std::unique_ptr<Kernel>> kernels_;
 };

@@ -10,6 +10,11 @@
 #include <catch2/catch.hpp>
 
 #include "CoCoNet.h"
+// The compiler's internals the tests look into (lower, analyze, the passes,
+// print_plan of a lowered program), which CoCoNet.h leaves out.
+#include "InferLayouts.h"
+#include "Lower.h"
+#include "PrintPlan.h"
 
 namespace coconet_test {
 

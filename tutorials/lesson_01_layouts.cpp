@@ -12,6 +12,9 @@
 //   cmake --build build --target lesson_01_layouts && ./build/tutorials/lesson_01_layouts
 
 #include "CoCoNet.h"
+// analyze(): the compiler's own analysis passes (an internal header, in the
+// build tree only), to look at the layouts inference gives.
+#include "InferLayouts.h"
 
 #include <cstdio>
 #include <string>
@@ -92,7 +95,7 @@ int main() {
     // global box each rank holds of it ("r1:[4..8]" means rank 1 holds
     // elements 4 to 7). Note that the Replicated and Local Funcs cover
     // [0..10] on every rank, and the Sliced ones are split 4, 4, 2.
-    printf("\n%s\n", print_plan(lower(p), 3).c_str());
+    printf("\n%s\n", print_plan(p, 3).c_str());
 
     // Step 3: run on thread ranks and compare with the reference.
     //
@@ -163,7 +166,7 @@ int main() {
     // Step 5: layouts that cannot be combined.
     //
     // Some combinations have no meaning, and CoCoNet refuses them when the
-    // program is analyzed (by analyze, lower, JitProgram or Reference) with a
+    // program is analyzed (by analyze, print_plan, JitProgram or Reference) with a
     // coconet::UserError that names the Funcs and their layouts.
     printf("\nLayout errors:\n");
 
@@ -196,7 +199,7 @@ int main() {
           Case{&sliced_op_sliced, {"bad_slices", "rows (Sliced(0))", "cols (Sliced(1))"}}}) {
         std::string message;
         try {
-            lower(*c.program);
+            analyze(*c.program);
         } catch (const UserError &e) {
             message = e.what();
         }

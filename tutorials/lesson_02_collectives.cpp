@@ -213,7 +213,7 @@ int main() {
                          Replicated());
         Program one_step("one_step");
         one_step.output(all_reduce(g, ReduceOp::Sum, "total"), Replicated());
-        printf("%s", print_plan(lower(two_steps), 3).c_str());
+        printf("%s", print_plan(two_steps, 3).c_str());
         for (int ranks : {3, 4}) {
             std::vector<RankBuffers> split_outputs;
             if (!run_and_check(two_steps, ranks, inputs, split_outputs) ||

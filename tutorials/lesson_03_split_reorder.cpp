@@ -84,7 +84,7 @@ int main() {
     //
     // The all_reduce gives every rank the whole sum, and every rank then
     // updates all n parameters: the same work R times over.
-    printf("%s\n", print_plan(lower(plain), 3).c_str());
+    printf("%s\n", print_plan(plain, 3).c_str());
 
     // Step 2: the scheduled plan.
     //
@@ -94,7 +94,7 @@ int main() {
     // g_sum_rs and of w, and w_new_ag gathers the new parameters. Nothing
     // reads g_sum_ag any more, so the plan lists it as dead: the summed
     // gradients are never gathered. Each rank updates only n / R parameters.
-    printf("%s\n", print_plan(lower(scheduled), 3).c_str());
+    printf("%s\n", print_plan(scheduled, 3).c_str());
 
     // Step 3: the schedule changes how, never what.
     //

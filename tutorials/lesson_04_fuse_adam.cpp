@@ -46,13 +46,13 @@ int main() {
     // rank's slice) and the all_gather of the new parameters. Each stage is a
     // separate sweep over memory.
     config.schedule = apps::Schedule::None;
-    printf("Unscheduled Adam:\n%s\n", print_plan(lower(apps::adam(config)), ranks).c_str());
+    printf("Unscheduled Adam:\n%s\n", print_plan(apps::adam(config), ranks).c_str());
 
     // The fused plan: a single pass. Look for "fused pass", the Funcs it
     // computes, the all_gather written by the pass, and the gradients'
     // all_gather marked dead (the gradients are never gathered).
     config.schedule = apps::Schedule::Fused;
-    printf("Fused Adam:\n%s\n", print_plan(lower(apps::adam(config)), ranks).c_str());
+    printf("Fused Adam:\n%s\n", print_plan(apps::adam(config), ranks).c_str());
 
     // Step 2: run and time each schedule on 4 thread ranks.
     //

@@ -90,8 +90,8 @@ int main() {
     // lives on ranks 0-1 and y on ranks 2-3. On 5 ranks (the second plan,
     // with the sliced send) the world splits unevenly, 2 + 3: stage 0 holds
     // x in halves, and stage 1 receives a in thirds, which it gathers.
-    printf("%s\n", print_plan(lower(plain), 4).c_str());
-    printf("%s\n", print_plan(lower(sliced), 5).c_str());
+    printf("%s\n", print_plan(plain, 4).c_str());
+    printf("%s\n", print_plan(sliced, 5).c_str());
 
     // Step 2: run both schedules on thread ranks, check them, and count the
     // bytes they move.
@@ -166,7 +166,7 @@ int main() {
     config.batch = 4;
     config.hidden = 30;
     config.schedule = apps::Schedule::Split;
-    printf("%s\n", print_plan(lower(apps::two_stage_pipeline(config)), 5).c_str());
+    printf("%s\n", print_plan(apps::two_stage_pipeline(config), 5).c_str());
 
     const int rank_counts[] = {2, 4, 5};
     config.schedule = apps::Schedule::None;

@@ -1,0 +1,147 @@
+#include "Compile.h"
+
+#include <sstream>
+
+#include "AutoSchedule.h"
+#include "CollectiveStage.h"
+#include "Error.h"
+#include "FusedKernel.h"
+#include "GpuSchedule.h"
+#include "Lower.h"
+#include "PrintPlan.h"
+
+namespace coconet {
+
+namespace {
+
+// The Halide runtime function returning the device interface of `target`'s
+// GPU API, which a library's table names for kernels computing there.
+std::string device_interface_function(const Halide::Target &target) {
+    switch (Halide::get_default_device_api_for_target(target)) {
+    case Halide::DeviceAPI::CUDA: return "halide_cuda_device_interface";
+    case Halide::DeviceAPI::OpenCL: return "halide_opencl_device_interface";
+    default: return "";
+    }
+}
+
+} // namespace
+
+// The steps, top to bottom, each followed by what it produced under
+// COCONET_DEBUG. The order is the functions' order in an AOT library.
+CompiledProgram compile_program(const Program &program, const CompileOptions &options,
+                                const CompileFunction &compile) {
+    const Halide::Target &target = options.target;
+    const bool gpu = target.has_gpu_feature();
+    CompiledProgram c{lower(program, gpu_api(target)), {}, target, options.function_name, ""};
+    const Analysis &a = c.lowered.analysis;
+    const SpmdPipeline &spmd = c.lowered.spmd;
+    c.plan = plan_program(c.lowered, options.function_name);
+    debug_dump("plan_program", program, [&] { return dump_plan(c.plan); });
+    coconet_user_assert(options.autoscheduler.empty() || !gpu)
+        << "Generator " << program.name() << ": autoscheduler=" << options.autoscheduler
+        << " on a GPU target (" << target.to_string()
+        << "); the autoscheduler schedules CPU libraries, GPU ones get the GPU pass.";
+    std::ostringstream placement, autoscheduled;
+    for (size_t s = 0; s < c.plan.steps.size(); s++) {
+        ProgramStep &step = c.plan.steps[s];
+        const SpmdSegment &seg = spmd.segments[step.segment];
+        if (!step.pipeline.empty()) {
+            const HalideSegment &h = seg.halide;
+            if (!options.autoscheduler.empty()) {
+                const std::string line = "  " + step.pipeline + ": " +
+                                         autoschedule_segment(h, a, options.autoscheduler, target,
+                                                              options.estimate_ranks) +
+                                         "\n";
+                autoscheduled << line;
+                debug_dump("autoschedule_segment", program, [&] { return line; });
+            }
+            if (gpu) {
+                const GpuPlacement where = schedule_segment_for_gpu(h, a, spmd);
+                mark_device_values(c.plan, where);
+                const std::string line = "  " + step.pipeline + ": " + placement_text(where) + "\n";
+                placement << line;
+                debug_dump("schedule_segment_for_gpu", program, [&] { return line; });
+            }
+            ProgramFunction f{step.pipeline,
+                              h.pipeline,
+                              {h.params.begin(), h.params.end()},
+                              (int)h.outputs.size(),
+                              true};
+            compile(f);
+        }
+        if (step.kind != COCONET_STEP_FUSED || !options.kernel_sources) {
+            continue;
+        }
+        const FusedPass &g = spmd.passes[seg.fused_pass];
+        bool kernels_on_gpu = true, one_kernel = true;
+        for (int nsrc : options.kernel_sources(g, a)) {
+            StepKernel k = build_step_kernel(c, (int)s, nsrc);
+            compile(k.function);
+            step.kernels.push_back(
+                ProgramKernel{nsrc, k.function.name, gpu,
+                              gpu && k.on_gpu ? device_interface_function(target) : ""});
+            kernels_on_gpu = kernels_on_gpu && k.on_gpu;
+            one_kernel = one_kernel && k.one_kernel;
+        }
+        if (gpu) {
+            placement << "  fused pass of " << g.scatter->name << ": "
+                      << (!kernels_on_gpu ? "kernels partly on the host, data moved through "
+                                            "host memory"
+                          : one_kernel    ? "one GPU kernel for all outputs"
+                                          : "a GPU kernel per output")
+                      << (kernels_on_gpu ? "; ranks sharing the device (threads backend) keep "
+                                           "the pass there, a collective library for the "
+                                           "device (NCCL) reduces and gathers it there on a "
+                                           "pass of the world, other backends move its data "
+                                           "through host memory"
+                                         : "")
+                      << "\n";
+        }
+    }
+    for (const Combiner &cb : gpu ? device_combiners(a) : std::vector<Combiner>{}) {
+        const std::string name = options.function_name + "_combine_" + combiner_name(cb);
+        const std::string identity = options.function_name + "_identity_" + combiner_name(cb);
+        CombinerPipeline cp = build_combiner(cb), id = build_identity(cb);
+        ProgramFunction combine_f{name, cp.pipeline, cp.arguments},
+            identity_f{identity, id.pipeline, id.arguments};
+        compile(combine_f);
+        compile(identity_f);
+        c.plan.combiners.push_back(ProgramCombiner{(int)cb.op, cb.type, name, identity});
+        debug_dump("build_combiner", program, [&] { return "  " + name + ", " + identity + "\n"; });
+    }
+    if (gpu) {
+        placement << "  " << device_collectives_text(a, spmd) << "\n";
+        c.plan.device_interface = device_interface_function(target);
+        c.notes += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
+    }
+    if (!options.autoscheduler.empty()) {
+        c.notes += "\nAutoscheduler " + options.autoscheduler + ":\n" + autoscheduled.str();
+    }
+    return c;
+}
+
+StepKernel build_step_kernel(const CompiledProgram &compiled, int step, int nsrc) {
+    const SpmdPipeline &spmd = compiled.lowered.spmd;
+    const int segment = compiled.plan.steps[step].segment;
+    const FusedPass &pass = spmd.passes[spmd.segments[segment].fused_pass];
+    FusedKernelPipeline kp =
+        build_fused_kernel(pass, compiled.lowered.analysis, nsrc, compiled.target);
+    StepKernel k{ProgramFunction{compiled.function_name + "_step" + std::to_string(segment) +
+                                     "_kernel" + std::to_string(nsrc),
+                                 kp.pipeline, kp.arguments, (int)pass.outputs.size()},
+                 kp.on_gpu, kp.one_kernel};
+    debug_dump("build_fused_kernel", compiled.lowered.program, [&] {
+        return "  " + k.function.name + ": " +
+               (!k.on_gpu      ? "on the host"
+                : k.one_kernel ? "one GPU kernel"
+                               : "a GPU kernel per output") +
+               "\n";
+    });
+    return k;
+}
+
+std::string plan_text(const CompiledProgram &compiled, int world_size) {
+    return print_plan(compiled.lowered, world_size) + compiled.notes;
+}
+
+} // namespace coconet
