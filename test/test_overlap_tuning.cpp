@@ -1,4 +1,4 @@
-// The tile-count tuning of overlapped steps (src/runtime/OverlapTuning.h): the
+// The tile-count tuning of overlapped steps (src/runtime/executor/OverlapTuning.h): the
 // tuner's sequence of counts and its decision on its own, then programs with
 // an overlapped collective, an overlapped fused pass and an overlapped
 // all_to_all (with its direct candidate) called repeatedly on
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "Apps.h"
-#include "OverlapTuning.h"
+#include "executor/OverlapTuning.h"
 #include "TestUtil.h"
 
 using namespace coconet;

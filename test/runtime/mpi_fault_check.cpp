@@ -8,7 +8,7 @@
 //               chunk loop, while producing the second chunk (the first moves);
 //   blocking:   a fused reduce_scatter, just before the shared window's
 //               allocation (MPI_Win_allocate_shared, which blocks): the
-//               survivors' watchdog (runtime/Watchdog.h) names the call and
+//               survivors' watchdog (runtime/core/Watchdog.h) names the call and
 //               ends them (COCONET_FAULT=stop:1:blocking fires there).
 // Every rank writes its pid to <dir>/pid.<rank>, so that the driver can check
 // that none outlives the job; rank 1 writes the CLOCK_MONOTONIC time of the
@@ -29,7 +29,7 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include "ChunkLoop.h"
+#include "executor/ChunkLoop.h"
 #include "FusedCases.h"
 #include "coconet_runtime.h"
 

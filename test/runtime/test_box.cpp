@@ -1,4 +1,4 @@
-// Boxes over halide_buffer_t (runtime/Box.h): which leading dimensions of a
+// Boxes over halide_buffer_t (runtime/core/Box.h): which leading dimensions of a
 // box form runs of consecutive elements in given buffers, the runs
 // for_each_row visits, and copy_box over runs and over strided rows, against
 // an element-by-element copy.
@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "Box.h"
+#include "core/Box.h"
 
 using coconet_rt::Box;
 

@@ -1,8 +1,8 @@
-// The runtime's switches (runtime/Env.h): a value read once is remembered,
+// The runtime's switches (runtime/core/Env.h): a value read once is remembered,
 // yet setenv and unsetenv between calls are seen at the next read; inside an
 // EnvScope a thread reads the switches as they were when the scope began;
 // a value outside the choices falls back to the first. And the scratch
-// memory calls keep their bookkeeping in (runtime/Scratch.h).
+// memory calls keep their bookkeeping in (runtime/core/Scratch.h).
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -11,8 +11,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "Env.h"
-#include "Scratch.h"
+#include "core/Env.h"
+#include "core/Scratch.h"
 
 using coconet_rt::env_choice;
 using coconet_rt::env_is;

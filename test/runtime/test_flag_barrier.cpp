@@ -1,4 +1,4 @@
-// The flag barrier of the MPI backend's shared windows (runtime/FlagBarrier.h),
+// The flag barrier of the MPI backend's shared windows (runtime/core/FlagBarrier.h),
 // here with threads as members over slots in ordinary memory: no member
 // passes a barrier before every member has arrived and its writes are seen,
 // published words are read back for the right barrier however far apart the
@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "FlagBarrier.h"
+#include "core/FlagBarrier.h"
 
 using coconet_rt::FlagBarrier;
 using coconet_rt::FlagBarrierSlot;

@@ -1,4 +1,4 @@
-// The executor's host memory pool (runtime/HostPool.h): a block given back
+// The executor's host memory pool (runtime/executor/HostPool.h): a block given back
 // serves the next request of its size, aligned for vector loads; free memory
 // stays under the cap, oldest blocks released first; release() empties it;
 // ranks' threads take and give concurrently.
@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "HostPool.h"
+#include "executor/HostPool.h"
 
 using coconet_rt::HostPool;
 
