@@ -208,6 +208,11 @@ void Executor::check_no_aliasing(halide_buffer_t *const *args) const {
 void Executor::bind_arguments(halide_buffer_t *const *args) {
     args_.reserve(p_.ninputs + p_.noutputs);
     caller_device_.reserve(p_.noutputs);
+    caller_args_ = args;
+    caller_had_device_.reserve(p_.ninputs + p_.noutputs);
+    for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
+        caller_had_device_.push_back(args[i] && args[i]->device != 0);
+    }
     for (int i = 0; i < p_.ninputs + p_.noutputs; i++) {
         args_.push_back(checked_argument(i, args[i]));
     }

@@ -60,7 +60,8 @@ namespace coconet_rt {
 Executor::Executor(coconet_comm *comm, const coconet_aot_program &p)
     : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
       values_(p.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
-      owned_(&scratch_), outer_context_(comm->with_device_context), outer_running_(comm->running) {
+      caller_had_device_(&scratch_), owned_(&scratch_), outer_context_(comm->with_device_context),
+      outer_running_(comm->running) {
     // Collectives the pipelines call copy device data with it too, and
     // reduce on the device with its combiners.
     comm->with_device_context = p.with_device_context;
@@ -73,6 +74,7 @@ Executor::~Executor() {
             free_device(&b.buf);
         }
     }
+    give_back_caller_buffers();
     comm_->with_device_context = outer_context_;
     comm_->running = outer_running_;
 }

@@ -327,6 +327,12 @@ private:
         coconet_rt::BufferView view;
     };
 
+    // Residency is the caller's choice: a caller's buffer that had no device
+    // allocation when the call began has none when it ends (Halide's copies
+    // to the device attach one), its data on the host, so that no later call
+    // takes it for device-resident.
+    void give_back_caller_buffers();
+
     // Outputs return where the caller keeps them: a caller's buffer with a
     // device allocation gets the value on the device (left device-dirty,
     // no host copy), any other on the host.
@@ -341,6 +347,9 @@ private:
     coconet_rt::ScratchVector<halide_buffer_t *> args_;
     // Per output: the caller's buffer has a device allocation.
     coconet_rt::ScratchVector<bool> caller_device_;
+    // The caller's arguments, and which had a device allocation at the start.
+    halide_buffer_t *const *caller_args_ = nullptr;
+    coconet_rt::ScratchVector<bool> caller_had_device_;
     std::pmr::deque<OwnedBuffer> owned_; // stays where it is as it grows
     std::map<int, uint8_t *> placed_;    // values in memory from place_pass_values
     int (*outer_context_)(coconet_comm *, coconet_device_fn, void *);

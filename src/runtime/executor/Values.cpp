@@ -222,4 +222,19 @@ void Executor::finish_outputs(halide_buffer_t *const *args) {
     }
 }
 
+void Executor::give_back_caller_buffers() {
+    for (size_t i = 0; i < caller_had_device_.size(); i++) {
+        halide_buffer_t *b = caller_args_[i];
+        if (caller_had_device_[i] || !b || !b->device) {
+            continue;
+        }
+        // Halide's copies to the device attached it. An output computed
+        // there comes back first; a failed copy leaves the call's error.
+        if (b->device_dirty()) {
+            coconet_rt::device_to_host(*comm_, b);
+        }
+        free_device(b);
+    }
+}
+
 } // namespace coconet_rt
