@@ -199,6 +199,13 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
 // in coconet_comm_last_error(comm) (coconet_comm_last_error(NULL) when comm
 // is NULL or destroyed); a failure aborts the communicator
 // (coconet_comm_abort), so that peers stop too.
+//
+// Residency is the caller's choice, never a side effect: a buffer with a
+// device allocation (of the program's device) is read there and, as an
+// output, returned there, device-dirty; any other buffer is read from and
+// returned on the host, and has no device allocation after the call, whatever
+// the GPU pipelines copied. As in Halide, after writing the host memory of a
+// buffer that has a device allocation, call set_host_dirty on it.
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     struct halide_buffer_t *const *args);
 
