@@ -166,7 +166,7 @@ void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box) 
     const int64_t ds = dst->dimensions > 0 ? dst->dim[0].stride : 1;
     if (ss == 1 && ds == 1) {
         // One memcpy per run: row by row, a slice of rows of 16 floats took
-        // 6.7x as long in cache (docs/performance.md, "Copies by runs").
+        // 6.7x as long in cache (CHANGELOG.md, "Copies by runs").
         for_each_row(
             box,
             [&](const int64_t *x, int64_t n) {

@@ -5,7 +5,7 @@
 // never inside a Halide task: Halide's thread pool lets a thread waiting for
 // its own tasks run any other pipeline's task that it believes cannot block,
 // so a collective inside a task of one thread rank could be run by another
-// rank's thread, which then waits for itself (docs/ARCHITECTURE.md).
+// rank's thread, which then waits for itself (docs/architecture.md).
 #ifndef COCONET_RUNTIME_CHUNK_LOOP_H
 #define COCONET_RUNTIME_CHUNK_LOOP_H
 

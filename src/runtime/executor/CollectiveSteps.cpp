@@ -75,7 +75,7 @@ void Executor::run_tuned(int s, bool direct, Run &&run) {
     // Timed only while it tunes, from a start the ranks share: timed from
     // its own arrival, a rank that arrives last finds its peers waiting
     // and measures its step short, which favoured counts that compute
-    // before they meet where ranks outnumber cores (docs/performance.md).
+    // before they meet where ranks outnumber cores (CHANGELOG.md).
     // The same all_reduce agrees on the call before: its slowest rank's
     // time, since ranks that leave a step early do not make it shorter.
     const bool tuning = !tuner->settled();

@@ -2,7 +2,7 @@
 // glibc hands a large freed block back to the kernel, so without a pool every
 // call faults the pages of its intermediate values in afresh (measured: 12%
 // of the Megatron block's step on 4 thread ranks at n = 2^22,
-// docs/performance.md). One pool per communicator; blocks go back to it when
+// CHANGELOG.md). One pool per communicator; blocks go back to it when
 // a call ends and serve later calls asking for the same size, of any program.
 // Free blocks beyond kMaxFreeBytes are released, oldest first, and
 // COCONET_HOST_POOL=off releases every block at once (plain allocation).

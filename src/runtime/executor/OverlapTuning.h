@@ -29,7 +29,7 @@ bool overlap_tuning_enabled();
 class OverlapTuner {
 public:
     // Times each candidate this many times before deciding: with the best of
-    // two, one slow spell of a shared machine decided (docs/performance.md,
+    // two, one slow spell of a shared machine decided (CHANGELOG.md,
     // "The fewest tiles within 5%").
     static constexpr int kSamples = 4;
     // The fewest tiles whose time is within this fraction of the fastest's

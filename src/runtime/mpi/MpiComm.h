@@ -241,7 +241,7 @@ struct MpiComm : coconet_comm {
     // writing its 4 KiB of partial sums into window memory that peers had
     // read took 3.5 us longer (31 against 27.5 us, 2 ranks) than the copy of
     // the peers' half it saves costs; the Megatron block's 4 MiB sources
-    // gained 6% (docs/performance.md). `window` places every value.
+    // gained 6% (CHANGELOG.md). `window` places every value.
     size_t places_values_from() const override;
     int value_memory(const std::string &key, const std::vector<size_t> &bytes,
                      std::vector<uint8_t *> *out) override;
@@ -266,7 +266,7 @@ struct MpiComm : coconet_comm {
     // another group's on its first call (only the group's ranks take part,
     // after check_same_call found them all in this call, so this blocking
     // call does not wait for absent ranks, only for one that stops in it;
-    // see docs/ARCHITECTURE.md) and kept.
+    // see docs/architecture.md) and kept.
     int group_comm(const Group &g, const std::string &what, MPI_Comm *out);
 
     // Guards a blocking MPI call of `what` among group g, which cannot be
