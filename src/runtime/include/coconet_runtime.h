@@ -60,9 +60,12 @@ coconet_threads_world *coconet_threads_world_create(int nranks, double timeout_s
 coconet_comm *coconet_threads_world_comm(coconet_threads_world *world, int rank);
 void coconet_threads_world_destroy(coconet_threads_world *world);
 
-// ---- MPI backend: one rank per process (mpirun). ----
+// ---- MPI backend: one rank per process (mpirun), library coconet_runtime_mpi. ----
 // 1 when the runtime was built with MPI.
 int coconet_mpi_available(void);
+// 1 when comm is a communicator of the MPI backend, whose world is
+// MPI_COMM_WORLD (a caller may then use MPI itself beside it), else 0.
+int coconet_mpi_is_mpi_comm(const coconet_comm *comm);
 // Initializes MPI if needed and returns a communicator over MPI_COMM_WORLD,
 // or NULL (with a message on stderr) when MPI is unavailable.
 coconet_comm *coconet_mpi_comm_create(double timeout_seconds);

@@ -283,6 +283,10 @@ int coconet_mpi_free(coconet_comm *comm, void *p) {
                                   "coconet_mpi_free: not a live MPI communicator");
 }
 
+int coconet_mpi_is_mpi_comm(const coconet_comm *comm) {
+    return mpi_comm(const_cast<coconet_comm *>(comm)) ? 1 : 0;
+}
+
 uint64_t coconet_mpi_window_bytes(const coconet_comm *comm) {
     const MpiComm *mpi = mpi_comm(const_cast<coconet_comm *>(comm));
     return mpi ? mpi->window_bytes() : 0;
@@ -335,6 +339,10 @@ void *coconet_mpi_alloc(coconet_comm *comm, size_t) {
 int coconet_mpi_free(coconet_comm *comm, void *) {
     return coconet_rt::fail(comm, COCONET_ERR_INVALID,
                             "coconet_mpi_free: this runtime was built without MPI");
+}
+
+int coconet_mpi_is_mpi_comm(const coconet_comm *) {
+    return 0;
 }
 
 uint64_t coconet_mpi_window_bytes(const coconet_comm *) {
