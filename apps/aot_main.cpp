@@ -28,7 +28,9 @@
 // and device (COCONET_HOST_DEVICE) on any rank.
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
-// count in --ranks, --repeat times (against one reference: a stress run).
+// count in --ranks, --repeat times, its floating-point inputs rewritten in
+// place between calls (a training loop's): every call must equal the
+// reference and leave no device allocation on the caller's inputs.
 // --window (with --mpi) puts every rank's buffers in window memory
 // (coconet_mpi_alloc), which fused passes use in place, and checks that
 // coconet_aot_release frees the executor's windows of a library. --path sets COCONET_FUSED_PATH; on
@@ -115,20 +117,55 @@ int libraries_saving = 0, executor_saving = 0;
 // Libraries whose windows coconet_aot_release freed (--window).
 int libraries_releasing = 0;
 
+// Rewrites every floating-point input in place for call k (non-negative
+// values stay so: Adam's second moments must).
+void rewrite_in_place(std::vector<RankBuffers> &inputs, int k) {
+    for (RankBuffers &rank : inputs) {
+        for (auto &[name, b] : rank) {
+            if (b.type() == Halide::Float(32)) {
+                Halide::Buffer<float>(b).for_each_value(
+                    [&](float &x) { x = 0.75f * x + 0.01f * (float)k; });
+                b.set_host_dirty(true);
+            }
+        }
+    }
+}
+
+// ", call k left a device allocation on input ..." when a call attached one
+// to a caller's host input (the caller's buffers are never the executor's to
+// keep on a device), else "".
+std::string device_allocation_left(const std::vector<RankBuffers> &inputs, int k) {
+    for (size_t r = 0; r < inputs.size(); r++) {
+        for (const auto &[name, b] : inputs[r]) {
+            if (b.raw_buffer()->device) {
+                return ", call " + std::to_string(k) + " left a device allocation on input " +
+                       name + " of rank " + std::to_string(r);
+            }
+        }
+    }
+    return "";
+}
+
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
 bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const RunOptions &o) {
     const Program program = apps::aot_program_source(p);
-    const std::vector<RankBuffers> inputs =
-        apps::inputs_for_generator(p->generator)(program, size, 1);
-    const std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
+    std::vector<RankBuffers> inputs = apps::inputs_for_generator(p->generator)(program, size, 1);
+    std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
     const int rank = comm ? coconet_comm_rank(comm) : 0;
     const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<apps::WindowMemory> window; // outlives `got`, which it may hold
     std::vector<RankBuffers> got, want;
     std::vector<uint64_t> host_device;
     double err = 0;
+    std::string left_on_device;
     for (int k = 0; k < o.repeat; k++) {
+        if (k > 0) {
+            // A training loop rewrites its host inputs in place between calls:
+            // every call must read them fresh.
+            rewrite_in_place(inputs, k);
+            expected = Reference(program).run(size, inputs);
+        }
         if (comm) {
             if (o.window) {
                 window = std::make_unique<apps::WindowMemory>(comm);
@@ -140,6 +177,9 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
             want = expected;
         }
         err = std::max(err, max_abs_diff(got, want));
+        if (left_on_device.empty()) {
+            left_on_device = device_allocation_left(inputs, k);
+        }
     }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -205,15 +245,16 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
             saved &= b == 0;
         }
     }
-    const bool ok = err <= tolerance && differ.empty() && saved;
-    std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s\n", ok ? "PASS" : "FAIL",
+    const bool ok = err <= tolerance && differ.empty() && saved && left_on_device.empty();
+    std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g, %.2f ms%s%s%s\n", ok ? "PASS" : "FAIL",
                 p->name, size,
                 comm         ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
                 : o.nccl     ? (o.resident ? "nccl, on the device" : "nccl")
                 : o.resident ? "threads, on the device"
                              : "threads",
                 comm ? std::to_string(rank).c_str() : "", err, ms, traffic.c_str(),
-                differ.empty() ? "" : ", replicated outputs differ across ranks");
+                differ.empty() ? "" : ", replicated outputs differ across ranks",
+                left_on_device.c_str());
     return ok;
 }
 

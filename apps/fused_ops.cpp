@@ -83,7 +83,7 @@ Program gemv_all_reduce(const GemvConfig &c) {
     // order outside: one contiguous pass over the weight, every sum in the
     // reference's order. Vectors of 16 (AVX-512) and eight columns per pass
     // halve the loads and stores of the sums against 8 and four: 0.95-1.02x
-    // sgemv's time at 2^22 where those took 1.17-1.34x (docs/performance.md).
+    // sgemv's time at 2^22 where those took 1.17-1.34x (CHANGELOG.md).
     if (!c.gpu) {
         Halide::RVar ko("ko"), ki("ki");
         partial.func().vectorize(o, 16, guard);
@@ -135,7 +135,7 @@ Program gemm_all_to_all(const GemmConfig &c) {
     // Register tiles c.register_cols slots wide: a direct all_to_all
     // computes each rank's part of a tile in its own call (capacity / R
     // slots: 64 at 2^20 on 4 ranks), which 8 divide and 6 leave a tail of
-    // (docs/performance.md).
+    // (CHANGELOG.md).
     if (!c.gpu) {
         schedule_matmul(expert_out, h, s, c.register_cols);
     }

@@ -11,7 +11,7 @@ t1=$SECONDS
 echo "[test] build took $((t1 - t0)) s"
 
 rc=0
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@" || rc=$?
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j2 "$@" || rc=$?
 t2=$SECONDS
 echo "[test] tests took $((t2 - t1)) s (build $((t1 - t0)) s, total $((t2 - t0)) s)"
 if ((rc != 0)); then

@@ -29,7 +29,7 @@ coconet_target_warnings(lesson_07_aot_run)
 # Built everywhere (it prints [SKIP] no MPI without an MPI backend); run by
 # CTest under mpirun where MPI is found (the tests at the end).
 add_executable(lesson_08_mpi lesson_08_mpi.cpp)
-target_link_libraries(lesson_08_mpi PRIVATE lesson_07_sgd lesson_07_generator coconet)
+target_link_libraries(lesson_08_mpi PRIVATE lesson_07_sgd lesson_07_generator coconet coconet_runtime_mpi)
 coconet_target_warnings(lesson_08_mpi)
 
 add_executable(lesson_09_gpu lesson_09_gpu.cpp)

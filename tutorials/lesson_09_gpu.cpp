@@ -1,4 +1,4 @@
-// CoCoNet tutorial lesson 9: the CUDA target (and what is not there yet)
+// CoCoNet tutorial lesson 9: the CUDA target
 //
 // A Halide target names the machine the code is compiled for. Lesson 7's
 // library was built for `host`; where the CUDA toolkit is installed, the
@@ -16,13 +16,14 @@
 //
 // For a CUDA target the library compiler gives every Func the generator did
 // not schedule a GPU schedule (Halide's gpu_tile) and compiles the fused
-// pass's kernel for the GPU; the header's plan says which run there. Data
-// still moves between steps on the host: the executor copies buffers to
-// the device and back around the kernels, on any communicator (here thread
-// ranks; the NCCL backend of docs/gpu.md gives each rank a GPU). The code
-// below does not change with that, which is the point of keeping the
-// schedule apart from the program. This lesson has not yet run on a GPU
-// (docs/gpu.md).
+// pass's kernel for the GPU; the header's plan says which run there. Values
+// that cross steps stay on the device; the caller's buffers stay where the
+// caller keeps them: host buffers, as here, are read from and returned on
+// the host (buffers with a device allocation would be read and returned on
+// the device). Any communicator runs it (here thread ranks sharing the GPU;
+// the NCCL backend of docs/gpu.md gives each rank a GPU), and the code below
+// does not change with that, which is the point of keeping the schedule
+// apart from the program.
 //
 // Build and run from the repository root (the build directory `build` is
 // configured by ./scripts/test.sh or ./scripts/demo.sh):

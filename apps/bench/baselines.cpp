@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace bench {
 
 void library_all_reduce(coconet_comm *comm, float *in, float *out, int64_t n) {
 #ifdef COCONET_HAS_MPI
-    if (std::strcmp(coconet_comm_backend(comm), "mpi") == 0) {
+    if (coconet_mpi_is_mpi_comm(comm)) {
         coconet_user_assert(MPI_Allreduce(in, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) ==
                             MPI_SUCCESS)
             << "MPI_Allreduce failed on rank " << coconet_comm_rank(comm);
@@ -55,7 +54,7 @@ std::pair<int, int> slice(int n, int size, int rank) {
 void library_all_to_all(coconet_comm *comm, Halide::Buffer<float> in, Halide::Buffer<float> out,
                         const int32_t *n, int split, int concat) {
 #ifdef COCONET_HAS_MPI
-    if (std::strcmp(coconet_comm_backend(comm), "mpi") == 0) {
+    if (coconet_mpi_is_mpi_comm(comm)) {
         const int size = coconet_comm_size(comm);
         // Part q of what this rank sends: its input's slice q along split;
         // what it receives from q: q's slice along concat of its output.

@@ -248,7 +248,7 @@ private:
         }
         // Unfused collectives alone, the runtime's against MPI's own (on thread
         // ranks the baseline would be the runtime itself).
-        if (std::strcmp(backend(), "mpi") != 0) {
+        if (!coconet_mpi_is_mpi_comm(comm_)) {
             return;
         }
         for (const char *app : {"collective_all_reduce", "collective_all_to_all"}) {
@@ -264,8 +264,7 @@ private:
 
     // The backend, and under MPI the path of unfused collectives.
     std::string backend_label() const {
-        const bool mpi = std::strcmp(backend(), "mpi") == 0;
-        return mpi && coconet_comm_deterministic(comm_) ? "mpi-deterministic" : backend();
+        return coconet_mpi_is_mpi_comm(comm_) && coconet_comm_deterministic(comm_) ? "mpi-deterministic" : backend();
     }
 
     template<typename... Args>
@@ -345,7 +344,7 @@ private:
 
     Variant aot_variant(const Entry *e, const std::string &app) {
         auto call = std::make_shared<AotCall>(e->program, comm_);
-        if (o_.window_memory && std::strcmp(backend(), "mpi") == 0) {
+        if (o_.window_memory && coconet_mpi_is_mpi_comm(comm_)) {
             call->into_window(comm_);
         }
         const std::string out = main_output(app);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command with a fault injected (COCONET_FAULT, src/runtime/Fault.h) and
+# Runs a command with a fault injected (COCONET_FAULT, src/runtime/core/Fault.h) and
 # checks how it ends:
 #   fault_test.sh --bound S [--job-bound S] [--expect REGEX]... -- command...
 # - every --expect regex (grep -E) appears in its output;

@@ -18,8 +18,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "Box.h"
-#include "Reduce.h"
+#include "core/Box.h"
+#include "core/Reduce.h"
 #include "coconet_runtime.h"
 
 namespace fused_test {

@@ -30,11 +30,11 @@
 #include <mpi.h>
 #endif
 
-#include "Comm.h"
-#include "Errors.h"
+#include "core/Comm.h"
+#include "core/Errors.h"
 #include "HalideRuntimeCuda.h"
-#include "Pack.h"
-#include "Reduce.h"
+#include "core/Pack.h"
+#include "core/Reduce.h"
 
 // Halide's CUDA runtime is in the program only when a CUDA-target library is
 // linked into it; the hooks are installed when it is.

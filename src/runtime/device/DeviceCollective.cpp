@@ -1,0 +1,240 @@
+// Device stages of collectives (see DeviceCollective.h).
+#include "device/DeviceCollective.h"
+
+#include <memory>
+
+#include "core/Comm.h"
+#include "device/Device.h"
+#include "core/Errors.h"
+#include "core/Pack.h"
+
+namespace coconet_rt {
+
+int backend_error(coconet_comm &comm, const Op &op, const std::string &what, int status) {
+    const std::string halide = comm.last_error;
+    return comm.fail(COCONET_ERR_BACKEND, op_label(comm.rank, op.what()) + ": " + what +
+                                              " failed (Halide error " + std::to_string(status) +
+                                              (halide.empty() ? "" : ": " + halide) + ")");
+}
+
+const coconet_aot_combiner *find_combiner(const coconet_aot_program *p, int op,
+                                          const halide_type_t &t) {
+    for (int i = 0; p && i < p->ncombiners; i++) {
+        const coconet_aot_combiner &c = p->combiners[i];
+        if (c.op == op && c.type_code == t.code && c.type_bits == t.bits) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
+    if (want.empty()) {
+        return 0;
+    }
+    const coconet_aot_combiner *c = find_combiner(comm.running, op.red, out->type);
+    if (!c) {
+        return halide_error_code_internal_error; // library_for and shares_device check first
+    }
+    DeviceTemp fill(comm, want, out->type);
+    int rc = device_malloc(comm, &fill.view.buf, out->device_interface);
+    if (rc == 0) {
+        Flat flat(&fill.view.buf);
+        void *uc = &comm;
+        void *args[] = {&uc, &flat.buf};
+        rc = c->identity.call(c->identity.context, args);
+    }
+    return rc == 0 ? device_copy_box(comm, &fill.view.buf, out, want) : rc;
+}
+
+namespace {
+
+// Kinds whose device stage reads peers' device buffers where they are.
+bool moves_on_device(int kind) {
+    return kind != COCONET_SEND_RECV;
+}
+
+// acc = combiner(acc, next), element-wise on the device.
+int combine(coconet_comm &comm, const coconet_aot_combiner &c, halide_buffer_t *acc,
+            const halide_buffer_t *next) {
+    Flat a(acc), b(next), out(acc);
+    void *uc = &comm;
+    void *args[] = {&uc, &a.buf, &b.buf, &out.buf};
+    return c.function.call(c.function.context, args);
+}
+
+// out = the members' inputs folded in group-rank order: acc = x_first, then
+// acc = op(acc, x_q), as the host's reduce and the reference do.
+int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
+    const halide_device_interface_t *iface = out->device_interface;
+    DeviceTemp acc(comm, want, out->type), next(comm, want, out->type);
+    int rc = device_malloc(comm, &acc.view.buf, iface);
+    if (rc == 0 && op.src.size > 1) {
+        rc = device_malloc(comm, &next.view.buf, iface);
+    }
+    for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
+        if (q == op.src.first) {
+            rc = device_copy_box(comm, op.peer_inputs[q], &acc.view.buf, want);
+            continue;
+        }
+        rc = device_copy_box(comm, op.peer_inputs[q], &next.view.buf, want);
+        if (rc == 0) {
+            rc = combine(comm, *op.combiner, &acc.view.buf, &next.view.buf);
+        }
+    }
+    return rc == 0 ? device_copy_box(comm, &acc.view.buf, out, want) : rc;
+}
+
+// The result is newest on the device. Halide marks an extern stage's output
+// so only when the pipeline allocated it, not when it is the pipeline's own
+// output buffer.
+void mark_on_device(halide_buffer_t *out) {
+    out->set_host_dirty(false);
+    out->set_device_dirty(true);
+}
+
+// The backend's host collective on host copies of in and out; out's result
+// then goes up to its device, if it has one.
+int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
+    halide_buffer_t *host_in = in, *host_out = out;
+    std::unique_ptr<PackedBox> in_copy, out_copy;
+    int rc = 0;
+    // A host copy of the call's own: Halide gives a buffer only a device
+    // touches no host memory, and the input's own state stays as Halide left
+    // it (the executor counts the copies Halide makes from that state, this
+    // one is counted here).
+    if (in->device && (in->device_dirty() || !in->host)) {
+        in_copy = std::make_unique<PackedBox>(box_of(in), in->type);
+        host_in = &in_copy->buf;
+        rc = copy_host_device(comm, in, host_in);
+        if (rc != 0) {
+            return backend_error(comm, op, "copying its input from the device", rc);
+        }
+    }
+    if (!out->host) {
+        out_copy = std::make_unique<PackedBox>(box_of(out), out->type);
+        host_out = &out_copy->buf;
+    }
+    rc = comm.run(op, host_in, host_out);
+    if (rc != COCONET_OK || box_of(out).empty()) {
+        return rc;
+    }
+    if (!out->device) {
+        // A pipeline's output buffer without a device allocation: Halide
+        // leaves its state to the stage.
+        out->set_host_dirty(true);
+        return COCONET_OK;
+    }
+    if (out_copy) {
+        rc = copy_host_device(comm, host_out, out);
+    } else {
+        out->set_host_dirty(true);
+        rc = host_to_device(comm, out, out->device_interface);
+    }
+    if (rc != 0) {
+        return backend_error(comm, op, "copying its output to the device", rc);
+    }
+    mark_on_device(out);
+    return COCONET_OK;
+}
+
+// The library comm's backend moves this collective with, if any.
+DeviceLibrary *library_for(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    if (!comm.running || !library_kind(kind)) {
+        return nullptr;
+    }
+    DeviceLibrary *lib = comm.device_library(comm.running->device_interface);
+    // A reduce's other ranks take the op's identity from the program's kernel.
+    const bool fills = kind != COCONET_REDUCE || find_combiner(comm.running, red, type);
+    return lib && lib->supports(kind, red, type) && fills ? lib : nullptr;
+}
+
+// Whether comm's ranks share the device and move this collective there
+// themselves.
+bool shares_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    return comm.device_collectives() && comm.running && comm.running->device_interface &&
+           moves_on_device(kind) && (!is_reduction(kind) || find_combiner(comm.running, red, type));
+}
+
+} // namespace
+
+bool runs_on_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
+    return library_for(comm, kind, red, type) || shares_device(comm, kind, red, type);
+}
+
+int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t *out) {
+    // A library runs the world's collectives; a group's goes the backend's way.
+    DeviceLibrary *lib =
+        op.src.size == comm.size ? library_for(comm, op.kind, op.red, out->type) : nullptr;
+    if (!lib && !shares_device(comm, op.kind, op.red, out->type)) {
+        return run_staged(comm, op, in, out);
+    }
+    const halide_device_interface_t *iface = comm.running->device_interface;
+    // Peers read this rank's input on the device. An input not newest there
+    // (a pipeline's input the caller keeps on the host, or one whose host
+    // data is newer) gets a device copy of the call's own: no allocation its
+    // owner did not ask for, and its state stays as Halide left it (see
+    // run_staged). An output without a device allocation likewise.
+    std::unique_ptr<DeviceTemp> in_copy, out_copy;
+    halide_buffer_t *dev_in = in, *dev_out = out;
+    int rc = 0;
+    if (!box_of(in).empty() && !on_device(in)) {
+        in_copy = std::make_unique<DeviceTemp>(comm, box_of(in), in->type);
+        dev_in = &in_copy->view.buf;
+        rc = device_malloc(comm, dev_in, iface);
+        rc = rc != 0 ? rc : copy_host_device(comm, in, dev_in);
+    }
+    if (rc == 0 && !out->device && !box_of(out).empty()) {
+        out_copy = std::make_unique<DeviceTemp>(comm, box_of(out), out->type);
+        dev_out = &out_copy->view.buf;
+        rc = device_malloc(comm, dev_out, iface);
+    }
+    if (rc != 0) {
+        return backend_error(comm, op, "placing its buffers on the device", rc);
+    }
+    if (lib) {
+        rc = run_library_collective(comm, *lib, op, dev_in, dev_out);
+    } else {
+        op.on_device = true;
+        op.combiner =
+            is_reduction(op.kind) ? find_combiner(comm.running, op.red, out->type) : nullptr;
+        rc = comm.run(op, dev_in, dev_out);
+    }
+    if (rc != COCONET_OK) {
+        return rc;
+    }
+    if (out_copy) {
+        rc = copy_host_device(comm, dev_out, out);
+        out->set_host_dirty(true);
+        return rc == 0 ? COCONET_OK : backend_error(comm, op, "copying its output to the host", rc);
+    }
+    if (out->device) { // else empty: nothing written anywhere
+        mark_on_device(out);
+    }
+    return COCONET_OK;
+}
+
+int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out,
+                             const Box &want) {
+    int rc = 0;
+    if (want.empty()) {
+        return COCONET_OK;
+    }
+    if (op.kind == COCONET_REDUCE && comm.rank != op.src.first + op.root) {
+        rc = fill_identity(comm, op, out, want);
+    } else if (is_reduction(op.kind)) {
+        // ALL_REDUCE, REDUCE_SCATTER, a REDUCE's root: this rank's box of the
+        // members' fold.
+        rc = reduce_on_device(comm, op, out, want);
+    } else if (op.kind == COCONET_BROADCAST) {
+        rc = device_copy_box(comm, op.peer_inputs[op.src.first + op.root], out, want);
+    } else {
+        // ALL_GATHER, ALL_TO_ALL: each part of the output from the rank owning it.
+        for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
+            rc = device_copy_box(comm, op.peer_inputs[q], out, intersect(want, op.input_box(q)));
+        }
+    }
+    return rc == 0 ? COCONET_OK : backend_error(comm, op, "moving its data on the device", rc);
+}
+
+} // namespace coconet_rt

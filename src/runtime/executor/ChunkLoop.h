@@ -1,0 +1,84 @@
+// Overlap, as the executor runs it: a source computed chunk by chunk along
+// one dimension, the producer computing chunk j + 1 on a thread of its own
+// while the rank's thread moves chunk j (a fused pass's reduction or an
+// unfused collective). The wait for peers happens on the rank's thread,
+// never inside a Halide task: Halide's thread pool lets a thread waiting for
+// its own tasks run any other pipeline's task that it believes cannot block,
+// so a collective inside a task of one thread rank could be run by another
+// rank's thread, which then waits for itself (docs/architecture.md).
+#ifndef COCONET_RUNTIME_CHUNK_LOOP_H
+#define COCONET_RUNTIME_CHUNK_LOOP_H
+
+#include <algorithm>
+#include <future>
+#include <vector>
+
+#include "core/Partition.h"
+
+namespace coconet_rt {
+
+// Runs `count` chunks: produce(j) computes chunk j of the source (the first
+// on the calling thread, chunk j + 1 on a thread of its own while move(j)
+// moves chunk j). move returns false on failure, after which the producer
+// running beside it is waited for and the loop stops. A producer's exception
+// is rethrown.
+template<typename Produce, typename Move>
+bool run_steps(int count, Produce &&produce, Move &&move) {
+    if (count > 0) {
+        produce(0);
+    }
+    for (int j = 0; j < count; j++) {
+        std::future<void> next;
+        if (j + 1 < count) {
+            next = std::async(std::launch::async, produce, j + 1);
+        }
+        const bool ok = move(j);
+        if (next.valid()) {
+            next.get();
+        }
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// How an overlap cuts a value of extent n along its chunk dimension:
+// `chunks` ranges of ceil(n / chunks), or, when that dimension is the one
+// the value is sliced along among `slices` ranks (> 0), piece j of every
+// slice (chunk j of the collective moves piece j of every rank's slice).
+struct Chunking {
+    int64_t n = 0;
+    int chunks = 1;
+    int slices = 0;
+
+    // How many chunks run (every piece, even empty ones, in the second case:
+    // the calls are collective).
+    int count() const {
+        if (slices > 0) {
+            return chunks;
+        }
+        const int64_t step = std::max<int64_t>(1, (n + chunks - 1) / chunks);
+        return (int)((n + step - 1) / step);
+    }
+    // What chunk j covers: its range, or the non-empty pieces of every slice.
+    std::vector<Range> parts(int j) const {
+        if (slices == 0) {
+            return {slice_of(n, chunks, j)};
+        }
+        std::vector<Range> r;
+        for (int q = 0; q < slices; q++) {
+            const Range p = piece(j, q);
+            if (p.size() > 0) {
+                r.push_back(p);
+            }
+        }
+        return r;
+    }
+    // Piece j of slice q.
+    Range piece(int j, int q) const { return piece_of(slice_of(n, slices, q), chunks, j); }
+};
+
+} // namespace coconet_rt
+
+#endif

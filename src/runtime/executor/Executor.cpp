@@ -1,0 +1,241 @@
+// The executor's call on one rank: the checks before any step, the lookup
+// of kernels, and Halide steps (see Executor.h).
+#include "executor/Executor.h"
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "core/Env.h"
+
+namespace {
+
+// The error handler a library's Halide runtime had before ours (Halide's
+// default, or the application's): it gets the errors of other pipelines.
+std::atomic<halide_error_handler_t> previous_handler{nullptr};
+
+// A pipeline's error on a rank's communicator becomes the rank's error (the
+// pipeline then returns its code to the executor) instead of Halide's
+// default, which aborts the process. An extern stage of ours that failed has
+// recorded a better message already.
+void rank_error_handler(void *user_context, const char *msg) {
+    if (coconet_rt::is_live_comm(user_context)) {
+        if (!std::strstr(msg, "external stage coconet_")) {
+            auto *comm = static_cast<coconet_comm *>(user_context);
+            std::string m(msg);
+            while (!m.empty() && m.back() == '\n') {
+                m.pop_back();
+            }
+            comm->fail(COCONET_ERR_BACKEND,
+                       "rank " + std::to_string(comm->rank) + ": Halide pipeline error: " + m);
+        }
+        return;
+    }
+    if (halide_error_handler_t h = previous_handler.load()) {
+        h(user_context, msg);
+    }
+}
+
+// Installs rank_error_handler in the program's Halide runtime, once.
+void chain_error_handler(const coconet_aot_program &p) {
+    if (!p.set_error_handler) {
+        return;
+    }
+    static std::mutex mutex;
+    static std::set<halide_error_handler_t (*)(halide_error_handler_t)> done;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (done.insert(p.set_error_handler).second) {
+        const halide_error_handler_t old = p.set_error_handler(rank_error_handler);
+        if (old != rank_error_handler) {
+            previous_handler = old;
+        }
+    }
+}
+
+} // namespace
+
+namespace coconet_rt {
+
+Executor::Executor(coconet_comm *comm, const coconet_aot_program &p)
+    : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
+      values_(p.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
+      caller_had_device_(&scratch_), owned_(&scratch_), outer_context_(comm->with_device_context),
+      outer_running_(comm->running) {
+    // Collectives the pipelines call copy device data with it too, and
+    // reduce on the device with its combiners.
+    comm->with_device_context = p.with_device_context;
+    comm->running = &p;
+}
+
+Executor::~Executor() {
+    for (OwnedBuffer &b : owned_) {
+        if (!b.borrowed_device) {
+            free_device(&b.buf);
+        }
+    }
+    give_back_caller_buffers();
+    comm_->with_device_context = outer_context_;
+    comm_->running = outer_running_;
+}
+
+void Executor::run(halide_buffer_t *const *args) {
+    chain_error_handler(p_);
+    check_world();
+    check_device_slices();
+    bind_arguments(args);
+    check_kernels();
+    place_pass_values();
+    for (int s = 0; s < p_.nsteps; s++) {
+        const coconet_aot_step &step = p_.steps[s];
+        if (step.kind == COCONET_STEP_FUSED) {
+            run_pass(s);
+        } else if (step.kind == COCONET_STEP_COLLECTIVE) {
+            run_collective(s);
+        } else {
+            run_pipeline(s, step, nullptr);
+        }
+    }
+    finish_outputs(args);
+}
+
+void Executor::fail(int code, const std::string &what) const {
+    throw AotError{code, std::string(p_.name) + ", rank " + std::to_string(rank_) + " of " +
+                             std::to_string(size_) + " (" + coconet_comm_backend(comm_) +
+                             "): " + what};
+}
+
+void Executor::check_device_slices() const {
+    for (int v = 0; v < p_.nvalues + p_.ndevice_stages; v++) {
+        const bool stage = v >= p_.nvalues;
+        const coconet_value_info &vi = stage ? p_.device_stages[v - p_.nvalues] : info(v);
+        if (!vi.device || vi.layout != COCONET_LAYOUT_SLICED) {
+            continue;
+        }
+        int first = 0, count = 0;
+        coconet_group_range(size_, vi.nsplit, vi.group, &first, &count);
+        if (count == 0) {
+            continue;
+        }
+        // The group's last rank holds the last block, the first to be empty.
+        int32_t min[4], extent[4];
+        coconet_value_box(&vi, first + count - 1, size_, min, extent);
+        if (extent[vi.dim] == 0) {
+            const int64_t n = vi.extents[vi.dim], block = (n + count - 1) / count;
+            fail(COCONET_ERR_INVALID,
+                 std::string("'") + vi.name + "' is sliced along dimension " +
+                     std::to_string(vi.dim) + " of " + std::to_string(n) +
+                     " elements in blocks of " + std::to_string(block) + " over " +
+                     std::to_string(count) + " ranks, which leaves rank " +
+                     std::to_string(first + count - 1) +
+                     (stage ? " none; it is a collective's result on the device"
+                            : " none; a GPU kernel computes or reads it") +
+                     ", and needs a non-empty slice on every rank (Halide's GPU runtimes "
+                     "abort on an empty device buffer): use fewer ranks");
+        }
+    }
+}
+
+void Executor::check_world() const {
+    if (p_.ranks > 0 && size_ != p_.ranks) {
+        fail(COCONET_ERR_INVALID,
+             "the library was built for " + std::to_string(p_.ranks) +
+                 " ranks (generator parameter ranks=" + std::to_string(p_.ranks) +
+                 "), but the communicator has " + std::to_string(size_) +
+                 "; rebuild it with ranks=" + std::to_string(size_) + " or ranks=0 (any count)");
+    }
+}
+
+int Executor::kernel_sources(const coconet_aot_step &s) const {
+    return coconet_aot_step_sources(comm_, &s);
+}
+
+const coconet_aot_kernel *Executor::kernel_of(const coconet_aot_step &s, int nsrc) {
+    for (int k = 0; k < s.nkernels; k++) {
+        if (s.kernels[k].nsrc == nsrc) {
+            return &s.kernels[k];
+        }
+    }
+    return nullptr;
+}
+
+const coconet_aot_kernel *Executor::library_kernel(const coconet_aot_step &s) const {
+    const coconet_aot_kernel *k = kernel_of(s, s.src >= 0 ? 1 : 0);
+    if (!k || !k->device_interface ||
+        !coconet_aot_step_takes_library(comm_, &s, k->device_interface)) {
+        return nullptr;
+    }
+    auto type_of = [&](int v) {
+        return halide_type_t((halide_type_code_t)info(v).type_code, info(v).type_bits);
+    };
+    std::vector<halide_type_t> gathered;
+    for (int o = 0; o < s.pass.nout; o++) {
+        if (s.pass.gathered[o]) {
+            gathered.push_back(type_of(s.pass_outs[o]));
+        }
+    }
+    const halide_type_t reduced = s.src >= 0 ? type_of(s.src) : halide_type_t();
+    if (!coconet_rt::pass_types_refused(*comm_->device_library(k->device_interface), s.pass.op,
+                                        s.src >= 0 ? &reduced : nullptr, gathered)
+             .empty()) {
+        return nullptr;
+    }
+    return k;
+}
+
+const coconet_aot_kernel *Executor::kernel_for(const coconet_aot_step &s) const {
+    const coconet_aot_kernel *lib = library_kernel(s);
+    return lib ? lib : kernel_of(s, kernel_sources(s));
+}
+
+void Executor::check_kernels() const {
+    for (int s = 0; s < p_.nsteps; s++) {
+        const coconet_aot_step &st = p_.steps[s];
+        if (st.kind == COCONET_STEP_FUSED && !kernel_for(st)) {
+            std::string built;
+            for (int k = 0; k < st.nkernels; k++) {
+                built += (k ? ", " : "") + std::to_string(st.kernels[k].nsrc);
+            }
+            fail(COCONET_ERR_INVALID,
+                 std::string("the fused pass of '") + st.pass.name + "' needs a kernel for " +
+                     std::to_string(kernel_sources(st)) +
+                     " sources on this communicator, and the library has kernels for " + built +
+                     "; rebuild it with ranks=" + std::to_string(size_) + " or a larger max_ranks");
+        }
+    }
+}
+
+void Executor::call(const coconet_function &f, coconet_rt::ScratchVector<void *> &argv,
+                    int s) const {
+    const std::string earlier = coconet_comm_last_error(comm_);
+    const int status = f.call(f.context, argv.data());
+    if (status != 0) {
+        std::string msg = coconet_comm_last_error(comm_);
+        if (msg == earlier) {
+            msg = "Halide pipeline " + std::to_string(s) + " failed with Halide error " +
+                  std::to_string(status) + " (Halide printed the reason)";
+        }
+        fail(status, msg);
+    }
+}
+
+void Executor::run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t *only_output) {
+    coconet_rt::Scratch<512> scratch; // this may be an overlapped producer's thread
+    void *uc = comm_;
+    coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
+    argv.reserve(1 + step.nparams + step.nouts);
+    InputCopies copies(&scratch);
+    copies.inputs.reserve(step.nparams);
+    for (int i = 0; i < step.nparams; i++) {
+        mark_host_newest(value(step.params[i]));
+        copies.add(value(step.params[i]));
+        argv.push_back(value(step.params[i]));
+    }
+    for (int i = 0; i < step.nouts; i++) {
+        argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
+    }
+    call(step.pipeline, argv, s);
+    coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());
+}
+
+} // namespace coconet_rt

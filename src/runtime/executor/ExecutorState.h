@@ -1,0 +1,44 @@
+// What the executor keeps for one communicator between calls: the host
+// memory of its values and the tile-count tuning of every overlapped step.
+// The executor creates it at the first call on a communicator; the
+// communicator holds it (coconet_comm::executor) and frees it with itself, so
+// backends never see it.
+#ifndef COCONET_RUNTIME_EXECUTOR_EXECUTOR_STATE_H
+#define COCONET_RUNTIME_EXECUTOR_EXECUTOR_STATE_H
+
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "executor/HostPool.h"
+#include "executor/OverlapTuning.h"
+
+struct coconet_comm;
+
+namespace coconet_rt {
+
+struct ExecutorState {
+    // Host memory of the executor's values, kept between calls.
+    HostPool host_pool;
+    // The tile-count tuning of every overlapped step run on this rank, by
+    // "<program> step <s> (<collective>)"; only this rank's thread uses it.
+    std::map<std::string, OverlapTuner> overlap_tuners;
+    // The same tuners by step (a coconet_aot_step's address), found without
+    // building the name on every call; the program's name and the step's
+    // index confirm a hit (a JIT program's steps may reuse a freed one's
+    // address).
+    struct StepTuner {
+        std::string program;
+        int step = -1;
+        OverlapTuner *tuner = nullptr;
+    };
+    std::unordered_map<const void *, StepTuner> overlap_tuner_of_step;
+    std::string overlap_report; // coconet_comm_overlap_report's text
+};
+
+// comm's state, created at its first use.
+ExecutorState &executor_state(coconet_comm *comm);
+
+} // namespace coconet_rt
+
+#endif
