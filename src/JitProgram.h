@@ -46,7 +46,11 @@ public:
     // Runs one rank: `inputs` holds this rank's box of every input. Throws
     // RuntimeError naming the rank and the failing operation. Inputs with a
     // device allocation (of this program's target) are read there, and the
-    // outputs are returned on that device, device-dirty.
+    // outputs are returned on that device, device-dirty. Host inputs are read
+    // from the host on every call and keep no device allocation after it
+    // (coconet_aot_run's rule), so they may be rewritten in place between
+    // calls; after writing the host of a buffer that has a device
+    // allocation, call set_host_dirty() on it.
     RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs) const;
 
     // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.
