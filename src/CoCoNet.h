@@ -26,6 +26,11 @@ namespace coconet {
 // did.
 std::string print_plan(const Program &program, int world_size);
 
+// The layout layout inference gives `f` in `program` (a Func the program's
+// outputs read). Throws UserError where inference refuses the program, with
+// the message naming the Funcs and their layouts.
+Layout inferred_layout(const Program &program, const DFunc &f);
+
 } // namespace coconet
 
 #endif

@@ -44,4 +44,8 @@ std::string print_plan(const Program &program, int world_size) {
     return print_plan(lower(program), world_size);
 }
 
+Layout inferred_layout(const Program &program, const DFunc &f) {
+    return analyze(program).of(f).layout;
+}
+
 } // namespace coconet

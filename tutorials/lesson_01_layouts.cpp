@@ -12,9 +12,6 @@
 //   cmake --build build --target lesson_01_layouts && ./build/tutorials/lesson_01_layouts
 
 #include "CoCoNet.h"
-// analyze(): the compiler's own analysis passes (an internal header, in the
-// build tree only), to look at the layouts inference gives.
-#include "InferLayouts.h"
 
 #include <cstdio>
 #include <string>
@@ -24,8 +21,8 @@ using Halide::Float;
 using Halide::Var;
 
 // The layout that inference gave a Func, as text ("Replicated", "Sliced(0)", ...).
-static std::string layout_of(const Analysis &analysis, const DFunc &f) {
-    return analysis.of(f).layout.to_string();
+static std::string layout_of(const Program &p, const DFunc &f) {
+    return inferred_layout(p, f).to_string();
 }
 
 int main() {
@@ -78,14 +75,13 @@ int main() {
     Program p("layouts");
     p.output(scaled, Replicated()).output(shifted, Sliced(0)).output(weighted, Local());
 
-    // analyze() runs layout and shape inference only. We check that it agrees
+    // inferred_layout() runs layout inference only. We check that it agrees
     // with the rules above.
-    Analysis analysis = analyze(p);
     printf("Inferred layouts: scaled is %s, shifted is %s, weighted is %s\n",
-           layout_of(analysis, scaled).c_str(), layout_of(analysis, shifted).c_str(),
-           layout_of(analysis, weighted).c_str());
-    if (layout_of(analysis, scaled) != "Replicated" ||
-        layout_of(analysis, shifted) != "Sliced(0)" || layout_of(analysis, weighted) != "Local") {
+           layout_of(p, scaled).c_str(), layout_of(p, shifted).c_str(),
+           layout_of(p, weighted).c_str());
+    if (layout_of(p, scaled) != "Replicated" ||
+        layout_of(p, shifted) != "Sliced(0)" || layout_of(p, weighted) != "Local") {
         printf("Unexpected layouts\n");
         return 1;
     }
@@ -166,7 +162,7 @@ int main() {
     // Step 5: layouts that cannot be combined.
     //
     // Some combinations have no meaning, and CoCoNet refuses them when the
-    // program is analyzed (by analyze, print_plan, JitProgram or Reference) with a
+    // program is analyzed (by inferred_layout, print_plan, JitProgram or Reference) with a
     // coconet::UserError that names the Funcs and their layouts.
     printf("\nLayout errors:\n");
 
@@ -199,7 +195,7 @@ int main() {
           Case{&sliced_op_sliced, {"bad_slices", "rows (Sliced(0))", "cols (Sliced(1))"}}}) {
         std::string message;
         try {
-            analyze(*c.program);
+            print_plan(*c.program, 2);
         } catch (const UserError &e) {
             message = e.what();
         }
