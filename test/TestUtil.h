@@ -1,5 +1,6 @@
 // Shared checks for the tests: a program run on thread ranks must equal the
 // single-process reference, and replicated outputs must agree across ranks.
+// With ThreadRanks.h, the harness that runs ranks as threads.
 #ifndef COCONET_TEST_UTIL_H
 #define COCONET_TEST_UTIL_H
 
@@ -15,6 +16,7 @@
 #include "InferLayouts.h"
 #include "Lower.h"
 #include "PrintPlan.h"
+#include "ThreadRanks.h"
 
 namespace coconet_test {
 

@@ -7,10 +7,10 @@
 #include <chrono>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "AotRunner.h"
 #include "Generator.h"
+#include "ThreadRanks.h"
 #include "aot_adam.h"
 #include "aot_adam_r3.h"
 #include "aot_megatron_mlp_none.h"
@@ -48,25 +48,17 @@ int run_status(const coconet_aot_program *p, coconet_comm *comm, const RankBuffe
     }
 }
 
-// Runs `body(rank, comm)` on every thread rank and returns each one's status.
+// Runs `body(rank, comm)` on every thread rank and returns each one's status;
+// a rank that fails aborts the world with its error.
 template<typename F>
 std::vector<int> on_thread_ranks(int size, F body) {
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(size, 5.0), coconet_threads_world_destroy);
     std::vector<int> status(size);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            status[r] = body(r, comm);
-            if (status[r] != 0) {
-                coconet_comm_abort(comm, coconet_comm_last_error(comm));
-            }
-        });
-    }
-    for (std::thread &t : threads) {
-        t.join();
-    }
+    coconet_test::run_thread_ranks(size, 5.0, [&](int r, coconet_comm *comm) {
+        status[r] = body(r, comm);
+        if (status[r] != 0) {
+            coconet_comm_abort(comm, coconet_comm_last_error(comm));
+        }
+    });
     return status;
 }
 

@@ -1,7 +1,7 @@
 // Every example application, unscheduled, on 1, 2, 3, 4 and 8 thread ranks at
 // sizes that do not divide evenly (and smaller than the rank count): results
 // equal the single-process reference bit for bit.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;

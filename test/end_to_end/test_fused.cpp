@@ -2,7 +2,7 @@
 // for bit (the direct path reduces in rank order), the plan shows one pass,
 // the fused Adam moves no more memory than the performance model's bound, and
 // every illegal use is refused with a message naming the Funcs.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;

@@ -3,14 +3,14 @@
 // that no rank count divides (7 tables or experts: on 8 ranks one holds
 // none), unscheduled and overlapped tile by tile: the results equal the
 // single-process reference bit for bit.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "TestUtil.h"
-
-#include <thread>
 
 using namespace coconet;
 using Catch::Matchers::Contains;
 using coconet_test::check_matches_reference;
+using coconet_test::thread_rank_outcomes;
+using coconet_test::ThreadOutcome;
 
 TEST_CASE("embedding + all_to_all matches the reference", "[fusedops]") {
     apps::EmbeddingConfig c;
@@ -72,31 +72,17 @@ struct RankRun {
 std::vector<RankRun> run_once(const Program &program, const std::vector<RankBuffers> &inputs) {
     JitProgram jit(program);
     const int ranks = (int)inputs.size();
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(ranks, 10.0), coconet_threads_world_destroy);
     std::vector<RankRun> runs(ranks);
-    std::vector<std::string> errors(ranks);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < ranks; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            try {
-                runs[r].out = jit.run_rank(comm, inputs[r]);
-                runs[r].a2a_bytes = coconet_comm_bytes_sent(comm, COCONET_ALL_TO_ALL);
-                runs[r].a2a_ops = coconet_comm_op_count(comm, COCONET_ALL_TO_ALL);
-                runs[r].report = coconet_comm_overlap_report(comm);
-            } catch (const std::exception &e) {
-                errors[r] = e.what();
-                coconet_comm_abort(comm, e.what());
-            }
+    const std::vector<ThreadOutcome> outcomes =
+        thread_rank_outcomes(ranks, 10.0, [&](int r, coconet_comm *comm) {
+            runs[r].out = jit.run_rank(comm, inputs[r]);
+            runs[r].a2a_bytes = coconet_comm_bytes_sent(comm, COCONET_ALL_TO_ALL);
+            runs[r].a2a_ops = coconet_comm_op_count(comm, COCONET_ALL_TO_ALL);
+            runs[r].report = coconet_comm_overlap_report(comm);
         });
-    }
-    for (std::thread &t : threads) {
-        t.join();
-    }
     for (int r = 0; r < ranks; r++) {
         INFO("rank " << r);
-        REQUIRE(errors[r].empty());
+        REQUIRE(outcomes[r].error.empty());
     }
     return runs;
 }

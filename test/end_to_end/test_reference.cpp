@@ -3,7 +3,7 @@
 // that shares its analysis.
 #include <cmath>
 
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;

@@ -1,7 +1,7 @@
 // Scheduling directives keep the program's meaning: every scheduled app equals
 // the (unscheduled) reference bit for bit on 1..8 thread ranks, and the plan
 // shows what the schedule did.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;

@@ -7,7 +7,6 @@
 #include <climits>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 
 #include "AotRunner.h"
 #include "TestUtil.h"
@@ -86,20 +85,11 @@ struct RankResult {
 // each rank's code and message.
 template<typename F>
 std::vector<RankResult> on_thread_ranks(int size, double timeout, F body) {
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(size, timeout), coconet_threads_world_destroy);
     std::vector<RankResult> results(size);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            results[r].code = body(r, comm);
-            results[r].error = coconet_comm_last_error(comm);
-        });
-    }
-    for (std::thread &t : threads) {
-        t.join();
-    }
+    coconet_test::run_thread_ranks(size, timeout, [&](int r, coconet_comm *comm) {
+        results[r].code = body(r, comm);
+        results[r].error = coconet_comm_last_error(comm);
+    });
     return results;
 }
 

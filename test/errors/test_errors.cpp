@@ -1,12 +1,11 @@
 // Every layout-inference error and every bad call fails with a message that
 // names the Funcs, layouts and ranks involved.
-#include <thread>
-
 #include "TestUtil.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
 using coconet_test::message_of;
+using coconet_test::run_thread_ranks;
 using Halide::Float;
 using Halide::Var;
 
@@ -216,25 +215,19 @@ TEST_CASE("a rank that never arrives is named, not waited for", "[error]") {
     p.output(all_reduce(g, ReduceOp::Sum, "g_sum"), Replicated());
     JitProgram jit(p);
     auto inputs = make_inputs(p, 3);
-    coconet_threads_world *world = coconet_threads_world_create(3, 1.5);
     std::string errors[3];
     int codes[3] = {};
-    std::vector<std::thread> ranks;
-    for (int r : {0, 2}) { // rank 1 never calls
-        // Catch2 assertions are not thread-safe: record, check after join.
-        ranks.emplace_back([&, r] {
-            try {
-                jit.run_rank(coconet_threads_world_comm(world, r), inputs[r]);
-            } catch (const RuntimeError &e) {
-                errors[r] = e.what();
-                codes[r] = e.code();
-            }
-        });
-    }
-    for (auto &t : ranks) {
-        t.join();
-    }
-    coconet_threads_world_destroy(world);
+    run_thread_ranks(3, 1.5, [&](int r, coconet_comm *comm) {
+        if (r == 1) { // never calls
+            return;
+        }
+        try {
+            jit.run_rank(comm, inputs[r]);
+        } catch (const RuntimeError &e) {
+            errors[r] = e.what();
+            codes[r] = e.code();
+        }
+    });
     for (int r : {0, 2}) {
         CHECK_THAT(errors[r], Contains("rank " + std::to_string(r)));
         CHECK_THAT(errors[r], Contains("all_reduce 'g_sum'"));

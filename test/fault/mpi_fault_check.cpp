@@ -29,9 +29,9 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include "executor/ChunkLoop.h"
-#include "FusedCases.h"
 #include "coconet_runtime.h"
+#include "executor/ChunkLoop.h"
+#include "runtime/FusedCases.h"
 
 namespace {
 

@@ -8,12 +8,14 @@
 #include <chrono>
 #include <thread>
 
-#include "../TestUtil.h"
 #include "AotRunner.h"
+#include "TestUtil.h"
 #include "aot_adam.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
+using coconet_test::thread_rank_outcomes;
+using coconet_test::ThreadOutcome;
 using Halide::Var;
 
 namespace {
@@ -29,44 +31,9 @@ Halide::Expr refusing_poison(const Halide::Expr &x) {
     return Halide::require(x > kPoison / 2, x, "fault injected on this rank");
 }
 
-// What one rank's run ended with.
-struct Outcome {
-    std::string error; // empty: it succeeded
-    double seconds = 0;
-};
-
-// Runs every rank of a new world on its own thread: body(rank, comm) throws
-// what the rank fails with. A failing rank aborts the world, as run_threads does.
-template<typename Body>
-std::vector<Outcome> run_ranks(Body body) {
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(kRanks, kTimeout), coconet_threads_world_destroy);
-    REQUIRE(world);
-    std::vector<Outcome> outcomes(kRanks);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < kRanks; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            const auto start = std::chrono::steady_clock::now();
-            try {
-                body(r, comm);
-            } catch (const std::exception &e) {
-                outcomes[r].error = e.what();
-                coconet_comm_abort(comm, e.what());
-            }
-            outcomes[r].seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        });
-    }
-    for (std::thread &t : threads) {
-        t.join();
-    }
-    return outcomes;
-}
-
 // Every rank failed; each peer of the faulty rank named `operation` and the
 // faulty rank within the timeout + 5 s.
-void check_peers_named(const std::vector<Outcome> &outcomes, const std::string &operation) {
+void check_peers_named(const std::vector<ThreadOutcome> &outcomes, const std::string &operation) {
     CHECK_THAT(outcomes[kFaulty].error, Contains("fault injected on this rank"));
     for (int r = 0; r < kRanks; r++) {
         if (r == kFaulty) {
@@ -94,7 +61,9 @@ void check_fault(const Program &program, const std::string &input, const std::ve
     x(at.data()) = kPoison;
     poisoned[kFaulty][input] = x;
     check_peers_named(
-        run_ranks([&](int r, coconet_comm *comm) { jit.run_rank(comm, poisoned[r]); }), operation);
+        thread_rank_outcomes(kRanks, kTimeout,
+                             [&](int r, coconet_comm *comm) { jit.run_rank(comm, poisoned[r]); }),
+        operation);
     const std::vector<RankBuffers> outputs = jit.run_threads(kRanks, inputs, kTimeout);
     CHECK(max_abs_diff(outputs, Reference(program).run(kRanks, inputs)) == 0.0);
 }
@@ -195,19 +164,20 @@ TEST_CASE("a rank throwing while its peers are in an AOT library's pass stops th
         }
         return out;
     };
-    const std::vector<Outcome> outcomes = run_ranks([&](int r, coconet_comm *comm) {
-        if (r == kFaulty) {
-            // Its peers are waiting in the pass by now.
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            throw std::runtime_error("fault injected on this rank");
-        }
-        call(r, comm);
-    });
+    const std::vector<ThreadOutcome> outcomes =
+        thread_rank_outcomes(kRanks, kTimeout, [&](int r, coconet_comm *comm) {
+            if (r == kFaulty) {
+                // Its peers are waiting in the pass by now.
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                throw std::runtime_error("fault injected on this rank");
+            }
+            call(r, comm);
+        });
     check_peers_named(outcomes, "fused reduce_scatter 'g_sum_rs'");
     std::vector<RankBuffers> got(kRanks);
-    const std::vector<Outcome> clean =
-        run_ranks([&](int r, coconet_comm *comm) { got[r] = call(r, comm); });
-    for (const Outcome &o : clean) {
+    const std::vector<ThreadOutcome> clean = thread_rank_outcomes(
+        kRanks, kTimeout, [&](int r, coconet_comm *comm) { got[r] = call(r, comm); });
+    for (const ThreadOutcome &o : clean) {
         CHECK(o.error.empty());
     }
     CHECK(max_abs_diff(got, Reference(program).run(kRanks, inputs)) == 0.0);

@@ -4,7 +4,7 @@
 // the Funcs the collective reads stay at root, the stand-in it was given
 // leaves nothing behind, and the segment still compiles. End-to-end results
 // of autoscheduled libraries are checked in the aot tests.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "AutoSchedule.h"
 #include "Lower.h"
 #include "Rebuild.h"

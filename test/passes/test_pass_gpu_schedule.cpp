@@ -2,7 +2,7 @@
 // pipelines: which Funcs become GPU kernels, which stay on the host and why,
 // asserted on the placement, and that the scheduled pipeline lowers for an
 // OpenCL target.
-#include "../apps/Apps.h"
+#include "Apps.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
 #include "Lower.h"

@@ -1,7 +1,8 @@
 // Shared by the tests of fused reduce-scatters (coconet_fused_reduce_scatter)
-// on both backends (test_runtime_threads.cpp, mpi_fused_check.cpp): the cases,
-// a kernel, and a check of one case on one rank against a naive reference
-// computed here from every rank's input (deterministic from (rank, index)).
+// on both backends (threads/test_runtime_threads.cpp, mpi/mpi_fused_check.cpp;
+// the kernel also by fault/mpi_fault_check.cpp): the cases, a kernel, and a
+// check of one case on one rank against a naive reference computed here from
+// every rank's input (deterministic from (rank, index)).
 //
 // The kernel computes r = srcs[0] op srcs[1] op ... over its chunk and writes
 // out0 = 2 r + 1 (this rank's slice; gathered too in a replicable case) and

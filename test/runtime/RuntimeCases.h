@@ -1,7 +1,8 @@
-// Shared by the runtime's tests on both backends (test_runtime_threads.cpp,
-// mpi_runtime_check.cpp): the tests' own partitioning, deterministic inputs
-// from (rank, index), the naive expected value of every collective, running
-// one case on a rank, and the list of cases. Include it in one translation unit per test program.
+// Shared by the runtime's tests on both backends
+// (threads/test_runtime_threads.cpp, mpi/mpi_runtime_check.cpp): the tests'
+// own partitioning, deterministic inputs from (rank, index), the naive
+// expected value of every collective, running one case on a rank, and the
+// list of cases. Include it in one translation unit per test program.
 #ifndef COCONET_TEST_RUNTIME_CASES_H
 #define COCONET_TEST_RUNTIME_CASES_H
 

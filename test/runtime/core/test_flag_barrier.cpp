@@ -10,10 +10,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "ThreadRanks.h"
 #include "core/FlagBarrier.h"
 
 using coconet_rt::FlagBarrier;
 using coconet_rt::FlagBarrierSlot;
+using coconet_test::run_threads;
 
 namespace {
 
@@ -41,31 +43,25 @@ TEST_CASE("no member passes a flag barrier early, and words come with their barr
         // written[k]: the last round member k finished writing before arriving.
         std::vector<std::atomic<long long>> written(members);
         std::vector<int> errors(members, 0);
-        std::vector<std::thread> threads;
-        for (int me = 0; me < members; me++) {
-            threads.emplace_back([&, me] {
-                for (int round = 1; round <= kRounds; round++) {
-                    // Relaxed: the arrival's release publishes it.
-                    written[me].store(round, std::memory_order_relaxed);
-                    bar[me].arrive((me + 1) * 1000 + round);
-                    bar[me].wait();
-                    errors[me] += bar[me].epoch() != round;
-                    for (int k = 0; k < members; k++) {
-                        // k may be one round ahead already, never behind.
-                        const long long w = written[k].load(std::memory_order_relaxed);
-                        errors[me] += w < round || w > round + 1;
-                        errors[me] += bar[me].word(k) != (k + 1) * 1000 + round;
-                    }
-                    // Members skew: some sleep now and then.
-                    if ((round + me) % 97 == 0) {
-                        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                    }
+        run_threads(members, [&](int me) {
+            for (int round = 1; round <= kRounds; round++) {
+                // Relaxed: the arrival's release publishes it.
+                written[me].store(round, std::memory_order_relaxed);
+                bar[me].arrive((me + 1) * 1000 + round);
+                bar[me].wait();
+                errors[me] += bar[me].epoch() != round;
+                for (int k = 0; k < members; k++) {
+                    // k may be one round ahead already, never behind.
+                    const long long w = written[k].load(std::memory_order_relaxed);
+                    errors[me] += w < round || w > round + 1;
+                    errors[me] += bar[me].word(k) != (k + 1) * 1000 + round;
                 }
-            });
-        }
-        for (std::thread &t : threads) {
-            t.join();
-        }
+                // Members skew: some sleep now and then.
+                if ((round + me) % 97 == 0) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                }
+            }
+        });
         for (int me = 0; me < members; me++) {
             INFO(members << " members, member " << me);
             CHECK(errors[me] == 0);

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "../../apps/Apps.h"
-#include "../TestUtil.h"
+#include "Apps.h"
+#include "TestUtil.h"
 #include "core/Comm.h"
 #include "core/Fused.h"
 

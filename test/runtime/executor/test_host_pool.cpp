@@ -3,14 +3,15 @@
 // stays under the cap, oldest blocks released first; release() empties it;
 // ranks' threads take and give concurrently.
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "ThreadRanks.h"
 #include "executor/HostPool.h"
 
 using coconet_rt::HostPool;
+using coconet_test::run_threads;
 
 TEST_CASE("a block given back serves the next request of its size", "[runtime][pool]") {
     HostPool pool;
@@ -59,24 +60,18 @@ TEST_CASE("release frees every free block", "[runtime][pool]") {
 
 TEST_CASE("threads take and give blocks concurrently", "[runtime][pool]") {
     HostPool pool;
-    std::vector<std::thread> threads;
     std::vector<int> wrong(4, 0);
-    for (int t = 0; t < 4; t++) {
-        threads.emplace_back([&, t] {
-            for (int i = 0; i < 2000; i++) {
-                const size_t n = 64 * (1 + (i + t) % 5);
-                HostPool::Block b = pool.take(n);
-                for (size_t k = 0; k < n; k++) {
-                    b[k] = (uint8_t)t;
-                }
-                for (size_t k = 0; k < n; k++) {
-                    wrong[t] += b[k] != (uint8_t)t; // nobody else wrote into it
-                }
+    run_threads(4, [&](int t) {
+        for (int i = 0; i < 2000; i++) {
+            const size_t n = 64 * (1 + (i + t) % 5);
+            HostPool::Block b = pool.take(n);
+            for (size_t k = 0; k < n; k++) {
+                b[k] = (uint8_t)t;
             }
-        });
-    }
-    for (std::thread &th : threads) {
-        th.join();
-    }
+            for (size_t k = 0; k < n; k++) {
+                wrong[t] += b[k] != (uint8_t)t; // nobody else wrote into it
+            }
+        }
+    });
     CHECK(wrong == std::vector<int>(4, 0));
 }

@@ -7,15 +7,16 @@
 // and COCONET_OVERLAP_TUNING=off keeps the schedule's.
 #include <cmath>
 #include <cstdlib>
-#include <thread>
 
 #include "Apps.h"
-#include "executor/OverlapTuning.h"
 #include "TestUtil.h"
+#include "executor/OverlapTuning.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
 using coconet_rt::OverlapTuner;
+using coconet_test::thread_rank_outcomes;
+using coconet_test::ThreadOutcome;
 
 namespace {
 
@@ -154,35 +155,22 @@ std::vector<std::string> run_calls(const Program &program, int ranks, int calls,
     JitProgram jit(program);
     const std::vector<RankBuffers> inputs = make_inputs(program, ranks, 3);
     const std::vector<RankBuffers> expected = Reference(program).run(ranks, inputs);
-    coconet_threads_world *world = coconet_threads_world_create(ranks, 20.0);
-    std::vector<std::string> reports(ranks), errors(ranks);
+    std::vector<std::string> reports(ranks);
     std::vector<std::vector<RankBuffers>> outputs(calls, std::vector<RankBuffers>(ranks));
     std::vector<int> settled(ranks, -1);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < ranks; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world, r);
-            try {
-                for (int c = 0; c < calls; c++) {
-                    outputs[c][r] = jit.run_rank(comm, inputs[r]);
-                    if (settled[r] < 0 && coconet_comm_overlap_settled(comm)) {
-                        settled[r] = c + 1;
-                    }
+    const std::vector<ThreadOutcome> outcomes =
+        thread_rank_outcomes(ranks, 20.0, [&](int r, coconet_comm *comm) {
+            for (int c = 0; c < calls; c++) {
+                outputs[c][r] = jit.run_rank(comm, inputs[r]);
+                if (settled[r] < 0 && coconet_comm_overlap_settled(comm)) {
+                    settled[r] = c + 1;
                 }
-                reports[r] = coconet_comm_overlap_report(comm);
-            } catch (const std::exception &e) {
-                errors[r] = e.what();
-                coconet_comm_abort(comm, e.what());
             }
+            reports[r] = coconet_comm_overlap_report(comm);
         });
-    }
-    for (std::thread &t : threads) {
-        t.join();
-    }
-    coconet_threads_world_destroy(world);
     for (int r = 0; r < ranks; r++) {
         INFO("rank " << r);
-        REQUIRE(errors[r].empty());
+        REQUIRE(outcomes[r].error.empty());
     }
     for (int c = 0; c < calls; c++) {
         INFO("call " << c + 1);

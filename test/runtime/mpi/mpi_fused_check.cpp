@@ -3,8 +3,8 @@
 //   mpirun --allow-run-as-root --oversubscribe -np 3 ./mpi_fused_check [--auto-ring]
 // (any -np >= 1; --auto-ring sets COCONET_FUSED_PATH=ring, which the AUTO
 // path then takes, as it does when the environment sets it). The cases
-// (FusedCases.h, shared with test_runtime_threads.cpp) run on the direct path
-// (shared-memory window), the ring and AUTO; then the paths each request
+// (runtime/FusedCases.h, shared with runtime/threads/test_runtime_threads.cpp)
+// run on the direct path (shared-memory window), the ring and AUTO; then the paths each request
 // resolves to, a mismatched call on both paths, counters, replicated passes
 // forced on and off (and ranks disagreeing), a rank that aborts (its peers
 // fail at their next call naming it), and a missing rank and a slow one
@@ -21,9 +21,9 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
-#include "FusedCases.h"
 #include "MpiCheck.h"
 #include "coconet_runtime.h"
+#include "runtime/FusedCases.h"
 
 using namespace fused_test;
 using namespace mpi_check;

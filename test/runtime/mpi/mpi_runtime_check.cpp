@@ -9,8 +9,8 @@
 // byte counters and a refused output box. Prints one [PASS]/[FAIL] line per
 // check on rank 0; exits non-zero on any failure.
 //
-// The case generator and reference are shared with test_runtime_threads.cpp
-// (RuntimeCases.h).
+// The case generator and reference are shared with
+// runtime/threads/test_runtime_threads.cpp (runtime/RuntimeCases.h).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,8 +26,8 @@
 #include <mpi.h>
 
 #include "MpiCheck.h"
-#include "RuntimeCases.h"
 #include "coconet_runtime.h"
+#include "runtime/RuntimeCases.h"
 
 using namespace mpi_check;
 

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -19,29 +18,14 @@
 
 #include <catch2/catch.hpp>
 
-#include "RuntimeCases.h"
+#include "ThreadRanks.h"
 #include "coconet_runtime.h"
+#include "runtime/RuntimeCases.h"
 
 using Catch::Matchers::Contains;
+using coconet_test::run_thread_ranks;
 
 namespace {
-
-// ---- Running ranks -----------------------------------------------------------
-
-// Runs f(rank, comm) on every rank of a new threads world, one thread each.
-// Catch2's assertions are not thread-safe: f records, the test checks after.
-void on_ranks(int ranks, double timeout, const std::function<void(int, coconet_comm *)> &f) {
-    coconet_threads_world *w = coconet_threads_world_create(ranks, timeout);
-    REQUIRE(w != nullptr);
-    std::vector<std::thread> t;
-    for (int r = 0; r < ranks; r++) {
-        t.emplace_back([&, r] { f(r, coconet_threads_world_comm(w, r)); });
-    }
-    for (auto &x : t) {
-        x.join();
-    }
-    coconet_threads_world_destroy(w);
-}
 
 // Runs all cases of make_cases(R) in one world, every rank calling them in the
 // same order; returns each rank's failures.
@@ -49,7 +33,7 @@ std::vector<std::vector<std::string>> run_all(int R, size_t *ncases) {
     const std::vector<Case> cases = make_cases(R);
     *ncases = cases.size();
     std::vector<std::vector<std::string>> failures(R);
-    on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
         for (const Case &c : cases) {
             std::string e;
             with_type(c.type, [&](auto zero) { e = run_case<decltype(zero)>(c, R, r, comm); });
@@ -163,7 +147,7 @@ TEST_CASE("every collective matches the reference", "[runtime][collectives]") {
 TEST_CASE("reduce leaves the op's identity on the other ranks", "[runtime]") {
     // Spelled out rather than computed, for every type and op.
     std::vector<std::string> problems;
-    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
         for (const halide_type_t &t : kAllTypes) {
             for (int op : {COCONET_SUM, COCONET_PROD, COCONET_MAX, COCONET_MIN}) {
                 TBox full = empty_box(1);
@@ -214,7 +198,7 @@ TEST_CASE("bounds queries: slices, full boxes, nothing for non-members", "[runti
     // a 3x7 value in group 1: group ranks 0, 1, 2 hold [0, 3), [3, 6), [6, 7).
     TBox got[5];
     int rc[5];
-    on_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
         TBox zero = empty_box(2);
         Buf q(type_of<float>(), zero, false, true), out(type_of<float>(), zero, false);
         q.dim[0].min = q.dim[1].min = 99; // must be overwritten
@@ -248,7 +232,7 @@ TEST_CASE("send between groups of different sizes", "[runtime]") {
     std::string msg[5];
     int rc[5], rc_sliced[5], rc_rep[5];
     std::vector<float> sliced_out[5], rep_out[5];
-    on_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(5, 10.0, [&](int r, coconet_comm *comm) {
         TBox full = empty_box(1);
         full.extent[0] = 5;
         const bool sender = r < 2, receiver = r >= 2;
@@ -297,7 +281,7 @@ TEST_CASE("send between groups of different sizes", "[runtime]") {
 TEST_CASE("bad arguments are refused with a message naming rank, kind and name", "[runtime]") {
     std::string msg[2][6];
     int rc[2][6], code[2][6];
-    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
         TBox full = empty_box(1);
         full.extent[0] = 10;
         Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
@@ -419,7 +403,7 @@ TEST_CASE("the descriptor: version, size and dimensions are checked", "[runtime]
 TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
     int rc[2];
     std::string msg[2];
-    on_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
         TBox full = empty_box(1);
         full.extent[0] = 4;
         Buf in(r == 0 ? type_of<float>() : type_of<int32_t>(), full, false);
@@ -443,7 +427,7 @@ TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
         std::string errors[4];
         int rc[4], code[4];
         const auto start = std::chrono::steady_clock::now();
-        on_ranks(4, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(4, 30.0, [&](int r, coconet_comm *comm) {
             // Start together, so that only the skipping ranks can be late even on a
             // loaded machine; then wait 0.3 s for them.
             coconet_barrier(comm, "start");
@@ -482,7 +466,7 @@ TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
     std::string msg[3];
     std::atomic<int> waiting{0};
     const auto start = std::chrono::steady_clock::now();
-    on_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
         if (r == 0) {
             // Let rank 1 block in the collective first; rank 2 arrives after the abort.
             while (waiting.load() < 1) {
@@ -519,7 +503,7 @@ TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
     // Barriers too.
     int brc = 0;
     std::string bmsg;
-    on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+    run_thread_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
         if (r == 0) {
             coconet_comm_abort(comm, "oops");
             return;
@@ -536,7 +520,7 @@ TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
         const int n = 10; // not divisible by 3 or 4: the slices differ
         uint64_t gather[4], bcast[4], reduce[4], scatter[4], send[4], allred[4];
         uint64_t ops[4], ops_after_reset[4], other_ops[4];
-        on_ranks(R, 10.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(R, 10.0, [&](int r, coconet_comm *comm) {
             const Grp world{0, R};
             TBox full = empty_box(1);
             full.extent[0] = n;
@@ -597,7 +581,7 @@ TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
 
 // ---- Fused reduce-scatters (coconet_fused_reduce_scatter) ---------------------
 // The cases are shared with mpi_fused_check.cpp.
-#include "FusedCases.h"
+#include "runtime/FusedCases.h"
 
 TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
     using namespace fused_test;
@@ -609,7 +593,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
                 std::vector<std::vector<std::string>> failures(R);
                 coconet_fused_path resolved[4];
                 int32_t sources[4];
-                on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+                run_thread_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
                     resolved[r] = coconet_fused_resolve_path(comm, path);
                     sources[r] = coconet_fused_sources(comm, path, R);
                     failures[r] = run_fused_cases(R, r, comm, path, &ncases[r]);
@@ -634,7 +618,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         int rc[2], again[2];
         std::string msg[2];
         const auto start = std::chrono::steady_clock::now();
-        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
             SmallCall one(comm, 2, r, r == 1 ? "other" : "fm", COCONET_PATH_AUTO, 9);
             coconet_fused_call &call = one.call;
             rc[r] = coconet_fused_reduce_scatter(comm, &call);
@@ -662,7 +646,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         // output holding this rank's slice only cannot take it.
         int rc[2];
         std::string msg[2];
-        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
             SmallCall one(comm, 2, r, "fr", COCONET_PATH_AUTO, 9);
             one.call.replicable = 1;
             rc[r] = coconet_fused_reduce_scatter(comm, &one.call);
@@ -684,7 +668,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         int rc[2];
         std::string msg[2];
         int32_t sources[2];
-        on_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
             SmallCall one(comm, 2, r, "fl", COCONET_PATH_LIBRARY, 9);
             sources[r] = coconet_fused_sources(comm, COCONET_PATH_LIBRARY, 2);
             rc[r] = coconet_fused_reduce_scatter(comm, &one.call);
@@ -711,7 +695,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
         const int R = 3, n = 20;
         std::vector<std::vector<float>> gathered(R);
         std::vector<int> rc(R);
-        on_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
             SmallCall one(comm, R, r, "fg", COCONET_PATH_AUTO, n);
             for (int64_t x = 0; x < n; x++) {
                 one.out1.at<float>(&x) = -1.0f;
@@ -746,7 +730,7 @@ TEST_CASE("fused reduce_scatter matches the reference", "[runtime][fused]") {
 
     SECTION("counters: one fused op per call, with its memory traffic") {
         uint64_t ops[3], bytes[3], other[3];
-        on_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
+        run_thread_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
             SmallCall one(comm, 3, r, "fc", COCONET_PATH_AUTO, 20);
             coconet_comm_reset_counters(comm);
             coconet_fused_reduce_scatter(comm, &one.call);
