@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Markdown tables from coconet_gpu_bench's records (apps/bench/gpu_bench.cpp),
+joined with apps/bench/torch_bench.py's where given, on (workload, size,
+ranks):
+
+    scripts/gpu_bench_report.py gpu_bench.json... [--torch torch_bench.json] [--out report.md]
+
+Ratios (time ratios > 1: CoCoNet is faster):
+  eager / CoCoNet, compile / CoCoNet   PyTorch's time over CoCoNet's;
+  % of copy                            CoCoNet's GB/s (its bytes model) over the
+                                       device's copy bandwidth, both measured by
+                                       coconet_gpu_bench in one run;
+  cuBLAS / CoCoNet                     torch.matmul's time for the MatMuls alone over
+                                       CoCoNet's for the whole workload.
+The first table takes each case's fastest schedule, the second lists every one.
+Exits 1 when there are no CoCoNet records or one failed its check.
+"""
+import argparse
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        records = json.load(f)
+    if not isinstance(records, list):
+        sys.exit(f"{path}: expected a list of records")
+    return records
+
+
+def key(r):
+    return (r["workload"], r["size"], r["ranks"])
+
+
+def ratio(num, den, fmt="{:.2f}"):
+    return fmt.format(num / den) if num and den else ""
+
+
+def row(r, torch_by_case):
+    """The cells of one CoCoNet record with its PyTorch counterparts."""
+    other = torch_by_case.get(key(r), {})
+    ms = r["ms"]
+    eager, compiled, cublas = (other.get(i, {}).get("ms") for i in
+                               ("torch_eager", "torch_compile", "cublas"))
+    gbps, copy = r.get("gbps"), r.get("copy_gbps")
+    return [
+        r["workload"], r["size"], str(r["ranks"]), r["schedule"], f"{ms:.3f}",
+        f"{gbps:.1f}" if gbps else "", ratio(100 * (gbps or 0), copy, "{:.0f}%"),
+        f"{r['gflops']:.1f}" if r.get("gflops") else "",
+        f"{eager:.3f}" if eager else "", ratio(eager, ms),
+        f"{compiled:.3f}" if compiled else "", ratio(compiled, ms), ratio(cublas, ms),
+        r["check"] if r["ok"] else f"**MISMATCH** ({r['check']})",
+    ]
+
+
+HEADER = ["workload", "size", "R", "schedule", "ms", "GB/s", "% of copy", "GFLOP/s", "eager ms",
+          "eager / CoCoNet", "compile ms", "compile / CoCoNet", "cuBLAS / CoCoNet", "check"]
+
+
+def table(rows):
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("coconet", nargs="+", help="coconet_gpu_bench --out files")
+    parser.add_argument("--torch", help="torch_bench.py --out file")
+    parser.add_argument("--out", help="write the markdown here (default: stdout)")
+    args = parser.parse_args()
+    records = [r for path in args.coconet for r in load(path) if r.get("impl") == "coconet"]
+    if not records:
+        sys.exit(f"{' '.join(args.coconet)}: no CoCoNet records")
+    torch_records = load(args.torch) if args.torch else []
+    torch_by_case = {}
+    for r in torch_records:
+        torch_by_case.setdefault(key(r), {})[r["impl"]] = r
+
+    devices = sorted({r["device"] for r in records})
+    copies = sorted({f"{r['copy_gbps']:.1f}" for r in records if r["copy_gbps"]})
+    out = [f"CoCoNet on {', '.join(devices)} ({records[0]['backend']}); device copy bandwidth "
+           f"{', '.join(copies) or '-'} GB/s."]
+    if torch_records:
+        torch_devices = sorted({r["device"] for r in torch_records})
+        out.append(f"PyTorch ({torch_records[0]['backend']}) on {', '.join(torch_devices)}.")
+        if torch_devices != devices:
+            out.append("**Warning: the two files come from different devices.**")
+    best = {}
+    for r in records:
+        if key(r) not in best or r["ms"] < best[key(r)]["ms"]:
+            best[key(r)] = r
+    out += ["", "Fastest schedule per case:", "",
+            table(row(r, torch_by_case) for r in best.values()), "",
+            "Every schedule:", "", table(row(r, torch_by_case) for r in records)]
+    text = "\n".join(out) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    failed = [r for r in records if not r["ok"]]
+    if failed:
+        sys.exit(f"{len(failed)} CoCoNet records failed their check")
+
+
+if __name__ == "__main__":
+    main()
