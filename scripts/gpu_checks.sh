@@ -15,6 +15,10 @@
 #                                         Adam and norm benchmarks and the PyTorch
 #                                         baselines; the log goes to OUT_DIR/gpu.log
 #                                         (default: $OUT when set, else /tmp)
+#   scripts/gpu_checks.sh bench [OUT_DIR] on the GPU machine: coconet_gpu_bench at
+#                                         the sizes people train with and the same
+#                                         work in PyTorch, joined into
+#                                         OUT_DIR/gpu_bench.md (docs/performance.md)
 #
 # The GPU machine needs the NVIDIA driver, CUDA 13's runtime, NCCL and (for the
 # baselines) PyTorch; it needs no compiler, Halide or Open MPI, and nothing is
@@ -27,7 +31,8 @@ pack=.gpu
 if [ "${1:-}" = pack ]; then
     build=${BUILD_DIR:-build}
     bins=(apps/coconet_aot_cuda_app test/test_device tutorials/lesson_09_gpu
-          apps/bench/coconet_gpu_adam_bench apps/bench/coconet_gpu_norm_bench)
+          apps/bench/coconet_gpu_adam_bench apps/bench/coconet_gpu_norm_bench
+          apps/bench/coconet_gpu_bench)
     halide=$(ldd "$build/test/test_device" | awk '/libHalide.so/ {print $3}')
     rm -rf "$pack" && mkdir -p "$pack/lib" "$pack/build" || exit 1
     # The `gpu` tests' binaries and CTest files at their places in the build
@@ -53,9 +58,11 @@ fi
 usage() {
     echo "usage: $0 pack" >&2
     echo "       $0 run [OUT_DIR]   (the log goes to OUT_DIR/gpu.log; default: \$OUT, else /tmp)" >&2
+    echo "       $0 bench [OUT_DIR] (results and OUT_DIR/gpu_bench.md there too)" >&2
     exit 2
 }
-[ "${1:-}" = run ] || usage
+mode=${1:-}
+[ "$mode" = run ] || [ "$mode" = bench ] || usage
 [ $# -le 2 ] || usage
 out_dir=${2:-${OUT:-/tmp}}
 [[ $out_dir = /* ]] || out_dir=$caller/$out_dir
@@ -87,6 +94,16 @@ step() { # step SECONDS CMD...: one check, against a deadline; the log names eac
     echo "rc=$rc ($((SECONDS - start)) s)"
     [ $rc -eq 0 ] || failed=$((failed + 1))
 }
+if [ "$mode" = bench ]; then
+    step 480 "$bin/apps/bench/coconet_gpu_bench" --device cuda --sizes full --ranks 1,2,4 \
+        --reps 10 --out "$out_dir/gpu_bench.json"
+    step 480 PYTHONUNBUFFERED=1 python3 apps/bench/torch_bench.py --sizes full --ranks 1,2,4 \
+        --reps 20 --out "$out_dir/torch_bench.json"
+    step 60 python3 scripts/gpu_bench_report.py "$out_dir/gpu_bench.json" \
+        --torch "$out_dir/torch_bench.json" --out "$out_dir/gpu_bench.md"
+    echo "$failed step(s) failed"
+    exit $((failed > 0))
+fi
 step 420 ctest --test-dir "$build" -L gpu --output-on-failure -V
 step 60 COCONET_DEVICE_COLLECTIVES=library "$bin/apps/coconet_aot_cuda_app" --gpu --ranks 2,3
 step 60 COCONET_DEVICE_COLLECTIVES=library "$bin/apps/coconet_aot_cuda_app" --gpu --resident \
