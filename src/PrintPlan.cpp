@@ -5,6 +5,7 @@
 
 #include "Partition.h"
 #include "Strings.h"
+#include "coconet_runtime.h"
 
 namespace coconet {
 
@@ -180,11 +181,7 @@ std::string print_plan(const LoweredProgram &lowered, int world_size) {
             const FuseOptions &o = g.scatter->fuse_options;
             s << " fused pass " << k << " of " << g.scatter->name << " (one pass over memory; path "
               << path_name(o.path) << ", chunks of ";
-            if (o.chunk_elements > 0) {
-                s << o.chunk_elements;
-            } else {
-                s << "8192";
-            }
+            s << (o.chunk_elements > 0 ? o.chunk_elements : COCONET_DEFAULT_CHUNK_ELEMENTS);
             s << " elements):\n";
         }
         print_steps([&](const PlanStep &p) { return p.segment == (int)k; });

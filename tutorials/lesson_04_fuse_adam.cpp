@@ -138,8 +138,8 @@ int main() {
     // w_slice is gathered by w_new. Fused, the pass writes each rank's slice
     // of it straight into every rank's copy of w_new: there is no separate
     // all_gather either. fuse_with also takes FuseOptions: the chunk size
-    // (by default one that stays in cache: the 8192 elements in the plan
-    // above) and the path (reading peers' memory directly, or a ring).
+    // (by default one that stays in cache: the 131072 elements in the
+    // plan above) and the path (reading peers' memory directly, or a ring).
     w_slice.fuse_with(g_sum);
 
     Program mine("my_fused_adam");

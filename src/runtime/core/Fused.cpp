@@ -16,17 +16,6 @@
 
 namespace coconet_rt {
 
-namespace {
-
-// Chunks of about 128K elements (512 KiB per float stream) keep a chunk's
-// outputs in cache between the kernel and the copies to peers, and are long
-// enough for the hardware's prefetchers: fused Adam at 2^24 took 17-18 ms
-// per step against 20-22 with chunks of 8K (2 ranks, threads and MPI; the
-// kernel's time per element fell from 2.3 to 2.2 ns, and from 3.2 ns at 2K).
-constexpr int64_t kDefaultChunk = 131072;
-
-} // namespace
-
 FusedPlan::FusedPlan(const coconet_fused_call &c, int world_size)
     : call(c), group(group_of(world_size, c.nsplit, c.group)) {
     full.dims = c.dims;
@@ -148,7 +137,7 @@ std::vector<Box> FusedPlan::chunks(const Box &box) const {
     }
     const int outer = box.dims - 1;
     const int64_t inner = box.count() / box.extent[outer];
-    const int64_t want = call.chunk_elements > 0 ? call.chunk_elements : kDefaultChunk;
+    const int64_t want = call.chunk_elements > 0 ? call.chunk_elements : COCONET_DEFAULT_CHUNK_ELEMENTS;
     const int64_t step = std::max<int64_t>(1, want / inner);
     for (int64_t at = 0; at < box.extent[outer]; at += step) {
         Box c = box;

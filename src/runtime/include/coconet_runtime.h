@@ -319,6 +319,11 @@ typedef enum {
 // built against (and its size), and the runtime refuses another.
 #define COCONET_FUSED_CALL_VERSION 5
 
+// Elements per kernel call of a fused pass when the schedule names none:
+// about 128K keeps a chunk's outputs in cache between the kernel and the
+// copies to peers, and is long enough for the hardware's prefetchers.
+#define COCONET_DEFAULT_CHUNK_ELEMENTS 131072
+
 typedef struct {
     uint32_t version; // COCONET_FUSED_CALL_VERSION (coconet_fused_call_init sets it)
     uint32_t size;    // sizeof(coconet_fused_call)
@@ -336,7 +341,7 @@ typedef struct {
     const int32_t *gathered;      // per output: 1 when every group rank gets the whole value
     coconet_fused_kernel kernel;
     void *kernel_context;
-    int64_t chunk_elements; // elements per kernel call; 0: a default that fits in cache
+    int64_t chunk_elements; // elements per kernel call; 0: COCONET_DEFAULT_CHUNK_ELEMENTS
     int32_t path;           // coconet_fused_path
     // An overlapped pass runs once per chunk of its producer: ranged = 1
     // restricts the call to [range_min, range_min + range_extent) of
