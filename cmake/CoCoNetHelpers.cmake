@@ -10,6 +10,7 @@
 #                        [PASS_REGULAR_EXPRESSION re] [WILL_FAIL])
 #       COLLECTIVES adds the test once per path of COCONET_MPI_COLLECTIVES, the
 #       deterministic one named n_det; without it the default (native) runs.
+#   coconet_report_gpu_skips()                  every gpu test's "[SKIP] no GPU" as skipped
 #
 # Variables: COCONET_SANITIZERS (the supported ones of tsan, asan), COCONET_TSAN_SUPPORTED,
 #            COCONET_ASAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
@@ -192,4 +193,28 @@ function(coconet_add_mpi_test)
             set_tests_properties(${name} PROPERTIES WILL_FAIL ON)
         endif ()
     endforeach ()
+endfunction()
+
+# --- GPU tests ------------------------------------------------------------------------
+# A gpu test prints "[SKIP] no GPU" (or "[SKIP] no CUDA toolkit at build
+# time") and exits 0 where it cannot run: CTest reports it skipped, not passed.
+# Only these lines, which a test prints instead of any result: a [SKIP] of one
+# case beside others (a library that needs 2 ranks, at 1) must not hide a
+# failure, and a SKIP_REGULAR_EXPRESSION match wins over the exit status.
+# Called once all tests exist, so that no gpu test is missed.
+function(coconet_report_gpu_skips)
+    set(dirs ${PROJECT_SOURCE_DIR})
+    while (dirs)
+        list(POP_FRONT dirs dir)
+        get_property(tests DIRECTORY ${dir} PROPERTY TESTS)
+        foreach (t IN LISTS tests)
+            get_test_property(${t} LABELS DIRECTORY ${dir} labels)
+            if ("gpu" IN_LIST labels)
+                set_tests_properties(${t} DIRECTORY ${dir} PROPERTIES
+                                     SKIP_REGULAR_EXPRESSION "\\[SKIP\\] no (GPU|CUDA toolkit)")
+            endif ()
+        endforeach ()
+        get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+        list(APPEND dirs ${subdirs})
+    endwhile ()
 endfunction()
