@@ -5,6 +5,8 @@
 //   mpirun --allow-run-as-root --oversubscribe -np 3 build/apps/coconet_mpi_app
 //          [--path direct|ring] ["app"...]
 //
+// Every app name must be one of apps::all_apps(); without names all run.
+//
 // --path sets COCONET_FUSED_PATH for the fused schedules. The ring adds up
 // the gradients in a rotation of rank order, so their results may differ from
 // the reference in the last bits: they are checked to 1e-5 there, as are
@@ -32,6 +34,20 @@ int main(int argc, char **argv) {
             names.push_back(argv[i]);
         }
     }
+    // A name that selects no app (a renamed one) would make the run check nothing.
+    const std::vector<apps::AppCase> all = apps::all_apps();
+    for (const std::string &n : names) {
+        if (std::none_of(all.begin(), all.end(),
+                         [&](const apps::AppCase &a) { return a.name == n; })) {
+            std::string known;
+            for (const apps::AppCase &a : all) {
+                known += "\n  \"" + a.name + "\"";
+            }
+            std::fprintf(stderr, "coconet_mpi_app: no app named \"%s\"; the apps are:%s\n",
+                         n.c_str(), known.c_str());
+            return 2;
+        }
+    }
     coconet_comm *comm = coconet_mpi_comm_create(30.0);
     if (!comm) {
         std::fprintf(stderr, "coconet_mpi_app: this build has no MPI backend.\n");
@@ -39,7 +55,7 @@ int main(int argc, char **argv) {
     }
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     int failures = 0;
-    for (const apps::AppCase &app : apps::all_apps()) {
+    for (const apps::AppCase &app : all) {
         bool selected = names.empty();
         for (const std::string &n : names) {
             selected |= app.name == n;

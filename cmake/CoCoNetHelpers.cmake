@@ -7,9 +7,15 @@
 #   coconet_add_asan_test(NAME n SOURCES ... LABELS ... [TIMEOUT s] [LIBS ...] [ARGS ...])
 #   coconet_add_mpi_test(NAME n COMMAND <target> NP k LABELS ... [TIMEOUT s] [ARGS ...]
 #                        [ENV VAR=value ...] [COLLECTIVES native|deterministic ...]
-#                        [PASS_REGULAR_EXPRESSION re] [WILL_FAIL])
+#                        [EXPECT re] [WILL_FAIL])
 #       COLLECTIVES adds the test once per path of COCONET_MPI_COLLECTIVES, the
 #       deterministic one named n_det; without it the default (native) runs.
+#       EXPECT: as coconet_expect_command, status 0.
+#   coconet_expect_command(<out> STATUS code PATTERN re COMMAND ...)
+#       <out>: the command run by cmake/expect.cmake, which passes only if it
+#       exits with `code` and its output matches `re` (a PASS_REGULAR_EXPRESSION
+#       alone passes whatever the exit status). COMMAND names no bare target.
+#   coconet_report_gpu_skips()                  every gpu test's "[SKIP] no GPU" as skipped
 #
 # Variables: COCONET_SANITIZERS (the supported ones of tsan, asan), COCONET_TSAN_SUPPORTED,
 #            COCONET_ASAN_SUPPORTED, COCONET_HAVE_MPI (set in the top-level CMakeLists),
@@ -149,7 +155,7 @@ if (COCONET_HAVE_MPI AND MPIEXEC_EXECUTABLE)
 endif ()
 
 function(coconet_add_mpi_test)
-    cmake_parse_arguments(ARG "WILL_FAIL" "NAME;COMMAND;NP;TIMEOUT;PASS_REGULAR_EXPRESSION"
+    cmake_parse_arguments(ARG "WILL_FAIL" "NAME;COMMAND;NP;TIMEOUT;EXPECT"
                           "LABELS;ARGS;ENV;COLLECTIVES" ${ARGN})
     if (NOT ARG_NAME OR NOT ARG_COMMAND OR NOT ARG_NP)
         message(FATAL_ERROR "coconet_add_mpi_test: NAME, COMMAND and NP are required")
@@ -175,21 +181,55 @@ function(coconet_add_mpi_test)
         if (NOT path STREQUAL "default")
             list(APPEND env COCONET_MPI_COLLECTIVES=${path})
         endif ()
-        add_test(NAME ${name}
-                 COMMAND ${MPIEXEC_EXECUTABLE} ${COCONET_MPIEXEC_FLAGS} ${COCONET_MPIEXEC_NUMPROC_FLAG}
-                         ${ARG_NP} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${ARG_COMMAND}>
-                         ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+        set(command ${MPIEXEC_EXECUTABLE} ${COCONET_MPIEXEC_FLAGS} ${COCONET_MPIEXEC_NUMPROC_FLAG}
+                    ${ARG_NP} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${ARG_COMMAND}>
+                    ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+        if (ARG_EXPECT)
+            coconet_expect_command(command STATUS 0 PATTERN "${ARG_EXPECT}" COMMAND ${command})
+        endif ()
+        add_test(NAME ${name} COMMAND ${command})
         set_tests_properties(${name} PROPERTIES
             TIMEOUT ${ARG_TIMEOUT}
             LABELS "${labels}"
             PROCESSORS ${ARG_NP}
             ENVIRONMENT "${env}")
-        if (ARG_PASS_REGULAR_EXPRESSION)
-            set_tests_properties(${name} PROPERTIES
-                PASS_REGULAR_EXPRESSION "${ARG_PASS_REGULAR_EXPRESSION}")
-        endif ()
         if (ARG_WILL_FAIL)
             set_tests_properties(${name} PROPERTIES WILL_FAIL ON)
         endif ()
     endforeach ()
+endfunction()
+
+# --- Tests that match a pattern ---------------------------------------------------------
+set(_COCONET_EXPECT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
+function(coconet_expect_command out)
+    cmake_parse_arguments(ARG "" "STATUS;PATTERN" "COMMAND" ${ARGN})
+    if (ARG_STATUS STREQUAL "" OR NOT ARG_PATTERN OR NOT ARG_COMMAND)
+        message(FATAL_ERROR "coconet_expect_command: STATUS, PATTERN and COMMAND are required")
+    endif ()
+    set(${out} ${CMAKE_COMMAND} -DSTATUS=${ARG_STATUS} "-DPATTERN=${ARG_PATTERN}"
+               -P ${_COCONET_EXPECT_SCRIPT} -- ${ARG_COMMAND} PARENT_SCOPE)
+endfunction()
+
+# --- GPU tests ------------------------------------------------------------------------
+# A gpu test prints "[SKIP] no GPU" (or "[SKIP] no CUDA toolkit at build
+# time") and exits 0 where it cannot run: CTest reports it skipped, not passed.
+# Only these lines, which a test prints instead of any result: a [SKIP] of one
+# case beside others (a library that needs 2 ranks, at 1) must not hide a
+# failure, and a SKIP_REGULAR_EXPRESSION match wins over the exit status.
+# Called once all tests exist, so that no gpu test is missed.
+function(coconet_report_gpu_skips)
+    set(dirs ${PROJECT_SOURCE_DIR})
+    while (dirs)
+        list(POP_FRONT dirs dir)
+        get_property(tests DIRECTORY ${dir} PROPERTY TESTS)
+        foreach (t IN LISTS tests)
+            get_test_property(${t} LABELS DIRECTORY ${dir} labels)
+            if ("gpu" IN_LIST labels)
+                set_tests_properties(${t} DIRECTORY ${dir} PROPERTIES
+                                     SKIP_REGULAR_EXPRESSION "\\[SKIP\\] no (GPU|CUDA toolkit)")
+            endif ()
+        endforeach ()
+        get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+        list(APPEND dirs ${subdirs})
+    endwhile ()
 endfunction()

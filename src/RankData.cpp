@@ -190,10 +190,13 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
                 Halide::Buffer<const T> tx(x), ty(y);
                 tx.for_each_element([&](const int *pos) {
                     double dx = (double)tx(pos), dy = (double)ty(pos);
-                    // Equal infinities (a max's identity) agree; NaN agrees with NaN only.
+                    // Equal infinities (a max's identity) agree, and an infinity
+                    // differs infinitely from a finite value. A NaN agrees with
+                    // nothing, not even a NaN in the reference: the comparison
+                    // could not vouch for either.
                     double diff = dx == dy ? 0 : std::fabs(dx - dy);
-                    if (std::isnan(diff)) {
-                        diff = (std::isnan(dx) && std::isnan(dy)) ? 0 : INFINITY;
+                    if (std::isnan(dx) || std::isnan(dy)) {
+                        diff = INFINITY;
                     }
                     worst = std::max(worst, diff);
                 });

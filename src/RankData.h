@@ -35,7 +35,8 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
 std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed = 1);
 
 // Largest absolute difference between two runs' outputs over all ranks and
-// outputs; throws if their shapes differ.
+// outputs; throws if their shapes differ. Infinite where either holds a NaN or
+// one holds an infinity where the other is finite; equal infinities agree.
 double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b);
 
 // The largest difference from the reference a run on `comm` may show: 0 where

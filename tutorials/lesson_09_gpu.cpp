@@ -29,7 +29,7 @@
 // configured by ./scripts/test.sh or ./scripts/demo.sh):
 //   cmake --build build --target lesson_09_gpu && ./build/tutorials/lesson_09_gpu
 // Without the CUDA toolkit at build time it prints [SKIP] no CUDA toolkit at
-// build time; without a GPU, [SKIP] no GPU. Both count as passing.
+// build time; without a GPU, [SKIP] no GPU. CTest reports both as skipped.
 
 #include <cstdio>
 

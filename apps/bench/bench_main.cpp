@@ -837,5 +837,11 @@ int main(int argc, char **argv) {
     }
     write_json(o.out, records);
     std::printf("[bench] wrote %zu records to %s\n", records.size(), o.out.c_str());
+    if (records.empty()) {
+        // A run that measured nothing (an entry list or rank count that
+        // selects nothing) is no benchmark.
+        std::printf("[bench] FAILED: no records\n");
+        return 1;
+    }
     return 0;
 }

@@ -15,9 +15,12 @@
 //                            bits of the source tree's git commit, so that CI
 //                            tries new schedules on every commit;
 //   COCONET_FUZZ_FIRST       the first case (default 0);
-//   COCONET_FUZZ_ITERATIONS  how many (default 24);
+//   COCONET_FUZZ_ITERATIONS  how many (default 24; at least 1);
 //   COCONET_FUZZ_DEVICE=all  every case on OpenCL (the draw is the same
-//                            otherwise), to try the device path at length.
+//                            otherwise), to try the device path at length;
+//   COCONET_FUZZ_DEVICE=some at least one case on OpenCL: where the draw put
+//                            none there (about 2% of 30 cases), the last one
+//                            goes (it reruns alone with =all).
 // scripts/fuzz_nightly.sh runs thousands.
 #include <algorithm>
 #include <cstdio>
@@ -90,7 +93,7 @@ bool every_rank_has_a_block(int n, int ranks) {
     return (int64_t)(ranks - 1) * ((n + ranks - 1) / ranks) < n;
 }
 
-Drawn draw(std::mt19937 &rng) {
+Drawn draw(std::mt19937 &rng, bool force_device) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int n0 = pick(1, 13), n1 = pick(1, 5), d = pick(0, 1);
     const std::vector<int> shape = {n0, n1};
@@ -196,7 +199,7 @@ Drawn draw(std::mt19937 &rng) {
     // One case in eight on the OpenCL device, on ranks that all hold a slice.
     const bool drawn_device = pick(0, 7) == 0;
     const char *all = std::getenv("COCONET_FUZZ_DEVICE");
-    const bool device = drawn_device || (all && std::string(all) == "all");
+    const bool device = drawn_device || force_device || (all && std::string(all) == "all");
     while (device && !(every_rank_has_a_block(n0, ranks) && every_rank_has_a_block(n1, ranks))) {
         ranks--;
     }
@@ -212,14 +215,38 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
     const uint32_t seed = fuzz_seed();
     const int first = env_int("COCONET_FUZZ_FIRST", 0);
     const int iterations = env_int("COCONET_FUZZ_ITERATIONS", 24);
+    // Zero cases (or a value that is no number) would pass having tried nothing.
+    if (iterations < 1) {
+        FAIL("COCONET_FUZZ_ITERATIONS=" << std::getenv("COCONET_FUZZ_ITERATIONS")
+                                        << ": at least 1 case is needed");
+    }
     std::cout << "test_fuzz: seed " << seed << ", cases " << first << " to "
               << first + iterations - 1 << "; rerun case k alone with COCONET_FUZZ_SEED=" << seed
               << " COCONET_FUZZ_FIRST=k COCONET_FUZZ_ITERATIONS=1 build/test/test_fuzz"
               << std::endl;
-    for (int k = first; k < first + iterations; k++) {
+    auto draw_case = [&](int k, bool force_device) {
         std::seed_seq case_seed{seed, (uint32_t)k};
         std::mt19937 rng(case_seed);
-        Drawn d = draw(rng);
+        return draw(rng, force_device);
+    };
+    const char *device_env = std::getenv("COCONET_FUZZ_DEVICE");
+    const bool some_on_device = device_env && std::string(device_env) == "some";
+    int forced = -1;
+    if (some_on_device) {
+        bool drawn = false;
+        for (int k = first; k < first + iterations && !drawn; k++) {
+            drawn = draw_case(k, false).device;
+        }
+        if (!drawn) {
+            forced = first + iterations - 1;
+            std::cout << "test_fuzz: no case drew OpenCL; case " << forced
+                      << " runs there (alone: COCONET_FUZZ_DEVICE=all)" << std::endl;
+        }
+    }
+    int on_device = 0;
+    for (int k = first; k < first + iterations; k++) {
+        Drawn d = draw_case(k, k == forced);
+        on_device += d.device ? 1 : 0;
         INFO("seed " << seed << ", case " << k << ": " << d.description << ", " << d.ranks
                      << " ranks");
         auto inputs = make_inputs(d.program, d.ranks, 100 + k);
@@ -232,5 +259,10 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         auto expected = Reference(d.program).run(d.ranks, inputs);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
         REQUIRE(replicated_mismatches(d.program, outputs).empty());
+    }
+    if (some_on_device) {
+        INFO("COCONET_FUZZ_DEVICE=some: no case of " << first << " to " << first + iterations - 1
+                                                     << " ran on OpenCL");
+        REQUIRE(on_device > 0);
     }
 }

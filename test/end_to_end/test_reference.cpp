@@ -115,3 +115,24 @@ TEST_CASE("reference megatron mlp equals plain loops", "[reference]") {
         CHECK(dropped < c.batch * c.hidden);
     }
 }
+
+// The comparison every correctness test uses: a NaN or an infinity in a run
+// never passes for a finite reference, and a NaN never matches a NaN.
+TEST_CASE("max_abs_diff: non-finite values never pass for the reference", "[reference]") {
+    const float inf = INFINITY, nan = std::nanf("");
+    auto diff = [](float got, float want) {
+        Halide::Buffer<float> a(1), b(1);
+        a(0) = got;
+        b(0) = want;
+        return max_abs_diff({{{"out", a}}}, {{{"out", b}}});
+    };
+    CHECK(diff(1.5f, 1.0f) == 0.5);
+    CHECK(diff(nan, 1.0f) == INFINITY);
+    CHECK(diff(1.0f, nan) == INFINITY);
+    CHECK(diff(nan, nan) == INFINITY);
+    CHECK(diff(inf, 1.0f) == INFINITY);
+    CHECK(diff(-inf, 1.0f) == INFINITY);
+    CHECK(diff(inf, -inf) == INFINITY);
+    // A max's identity on a rank that holds no element: equal infinities agree.
+    CHECK(diff(-inf, -inf) == 0.0);
+}
