@@ -102,14 +102,14 @@ std::vector<DemoApp> demo_apps() {
                     [=] { return apps::adam(fused_opt); },
                     "split_collective + fuse_with: reduce_scatter, Adam's update on the slice "
                     "and all_gather in one pass",
-                    one_pass, "the step is memory-bound and the ranks share one memory system",
-                    1, apps::optimizer_inputs});
+                    one_pass, "the step is memory-bound and the ranks share one memory system", 1,
+                    apps::optimizer_inputs});
     list.push_back({"lamb", "2^22 parameters", [=] { return apps::lamb(opt); },
                     [=] { return apps::lamb(fused_opt); },
                     "split_collective + fuse_with: the moments and the update computed inside "
                     "the reduce_scatter's pass",
-                    one_pass, "the step is memory-bound and the ranks share one memory system",
-                    1, apps::optimizer_inputs});
+                    one_pass, "the step is memory-bound and the ranks share one memory system", 1,
+                    apps::optimizer_inputs});
     list.push_back({"sgd_clip", "2^22 parameters", [=] { return apps::sgd_clip(opt); },
                     [=] { return apps::sgd_clip(fused_opt); },
                     "fuse_with: the clipped update inside the new weights' all_gather pass",
