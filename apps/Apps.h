@@ -40,6 +40,9 @@ struct OptimizerConfig {
     // For a GPU target: no CPU schedule (vector loops) of the compute, which
     // the GPU pass of CUDA-target libraries then maps to the GPU.
     bool gpu = false;
+    // false: no hand schedule of the compute (LAMB's norm lanes), left to
+    // the default schedule or an autoscheduler.
+    bool hand_schedule = true;
 };
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
@@ -82,14 +85,16 @@ struct MlpConfig {
     // the reduce_scatter's pass.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
-    int overlap = 0;  // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
+    int overlap = 0; // > 0: the second MatMul and the reduce_scatter (or its fused pass) in chunks
     // The dimension the all_reduce is split along: 0, the hidden features
     // (tensor parallelism), or 1, the batch's tokens (sequence parallelism:
     // the epilogue runs on each rank's tokens, and an overlap's chunks are
     // pieces of every rank's tokens).
     int split_dim = 0;
     bool gpu = false; // as OptimizerConfig::gpu
-    // false: no hand schedule of the compute either (left to an autoscheduler).
+    // false: no hand schedule of the compute (the MatMuls' register tiles,
+    // the activation's vectors), left to the default schedule or an
+    // autoscheduler.
     bool hand_schedule = true;
 };
 
@@ -115,8 +120,9 @@ struct PipelineConfig {
     // reduce_scatters' passes.
     Schedule schedule = Schedule::None;
     FuseOptions fuse;
-    int overlap = 0; // > 0 (with Fused): each stage's MatMul overlapped with its pass
-    bool gpu = false; // as OptimizerConfig::gpu
+    int overlap = 0;           // > 0 (with Fused): each stage's MatMul overlapped with its pass
+    bool gpu = false;          // as OptimizerConfig::gpu
+    bool hand_schedule = true; // as OptimizerConfig::hand_schedule
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer
@@ -135,6 +141,7 @@ struct EmbeddingConfig {
     int overlap = 0;
     bool producer_only = false; // output pooled (Sliced(2)), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
+    bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
 };
 
 // DLRM-style embedding lookup and sum pooling, then all_to_all: inputs
@@ -150,6 +157,7 @@ struct GemvConfig {
     int overlap = 0;
     bool producer_only = false; // output partial (Local), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
+    bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
 };
 
 // Model-parallel GEMV then all_reduce and a bias: inputs w(o, j, k) Sliced(2)
@@ -166,6 +174,7 @@ struct GemmConfig {
     int overlap = 0;
     bool producer_only = false; // output expert_out (Sliced(2)), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
+    bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
 };
 
 // Mixture-of-experts GEMM then all_to_all: inputs tokens(k, s, x, j) and

@@ -55,7 +55,7 @@ Program embedding_all_to_all(const EmbeddingConfig &c) {
     pooled(e, s, t, j) = 0.0f;
     pooled(e, s, t, j) += tables(e, indices(k, s, t, j) % c.rows, t);
 
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         pooled.func().vectorize(e, 8, guard);
         pooled.func().update().reorder(e, k, s, t, j).vectorize(e, 8, guard);
     }
@@ -84,7 +84,7 @@ Program gemv_all_reduce(const GemvConfig &c) {
     // reference's order. Vectors of 16 (AVX-512) and eight columns per pass
     // halve the loads and stores of the sums against 8 and four: 0.95-1.02x
     // sgemv's time at 2^22 where those took 1.17-1.34x (CHANGELOG.md).
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         Halide::RVar ko("ko"), ki("ki");
         partial.func().vectorize(o, 16, guard);
         partial.func()
@@ -136,7 +136,7 @@ Program gemm_all_to_all(const GemmConfig &c) {
     // computes each rank's part of a tile in its own call (capacity / R
     // slots: 64 at 2^20 on 4 ranks), which 8 divide and 6 leave a tail of
     // (CHANGELOG.md).
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         schedule_matmul(expert_out, h, s, c.register_cols);
     }
 

@@ -47,7 +47,7 @@ Program lamb(const OptimizerConfig &c) {
     DFunc w_lanes("w_lanes", {lanes});
     w_lanes(l) = Halide::Expr(0.0);
     w_lanes(l) += Halide::select(at < c.n, square(w(Halide::min(at, c.n - 1))), Halide::Expr(0.0));
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         w_lanes.func().vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
         w_lanes.func().update().reorder(l, j).vectorize(l, lanes,
                                                         Halide::TailStrategy::GuardWithIf);

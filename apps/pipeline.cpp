@@ -21,7 +21,7 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     DFunc p0("p0");
     p0(o, b) = 0.0f;
     p0(o, b) += w0(o, k) * x(k, b);
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         schedule_matmul(p0, o, b);
     }
     DFunc s0 = all_reduce(p0, ReduceOp::Sum, "s0");
@@ -49,7 +49,7 @@ Program two_stage_pipeline(const PipelineConfig &c) {
     DFunc p1("p1");
     p1(o, b) = 0.0f;
     p1(o, b) += w1(o, k) * a1(k, b);
-    if (!c.gpu) {
+    if (!c.gpu && c.hand_schedule) {
         schedule_matmul(p1, o, b);
     }
     DFunc s1 = all_reduce(p1, ReduceOp::Sum, "s1");

@@ -8,7 +8,7 @@
 #   add_coconet_library(<name> FROM <generator exe> [GENERATOR <generator>]
 #                       [FUNCTION_NAME <function>] [TARGETS <halide target>]
 #                       [FEATURES <feature>...] [AUTOSCHEDULER <name>]
-#                       [PARAMS <param=value>...])
+#                       [NO_DEFAULT_SCHEDULE] [PARAMS <param=value>...])
 #       Runs the generator (default: <name>) at build time for one Halide
 #       target (default: host; e.g. host-cuda-cuda_capability_80) and makes
 #       the static library <name>: the entry point <function> (default:
@@ -17,6 +17,9 @@
 #       AUTOSCHEDULER (Adams2019, Li2018, Mullapudi2016, or Halide::<name>)
 #       schedules the Halide segments the user left unscheduled with that
 #       Halide autoscheduler (its plugin from the Halide package), CPU targets.
+#       Without one, those Funcs get CoCoNet's default schedule (register tiles
+#       for MatMuls, vectors for the rest) on CPU targets; NO_DEFAULT_SCHEDULE
+#       leaves them as Halide does (the generator parameter default_schedule=false).
 #
 # The runtime target is CoCoNet::coconet_runtime (an alias in the build tree,
 # imported by find_package(CoCoNet)).
@@ -29,7 +32,7 @@ function(add_coconet_generator exe)
 endfunction()
 
 function(add_coconet_library name)
-    cmake_parse_arguments(ARG "" "FROM;GENERATOR;FUNCTION_NAME;AUTOSCHEDULER"
+    cmake_parse_arguments(ARG "NO_DEFAULT_SCHEDULE" "FROM;GENERATOR;FUNCTION_NAME;AUTOSCHEDULER"
                           "TARGETS;FEATURES;PARAMS" ${ARGN})
     if (NOT ARG_FROM)
         message(FATAL_ERROR "add_coconet_library(${name}): FROM <generator executable> is required")
@@ -61,6 +64,9 @@ function(add_coconet_library name)
                                 "in this Halide (Adams2019, Li2018, Mullapudi2016)")
         endif ()
         set(autoscheduler -p $<TARGET_FILE:Halide::${scheduler}> autoscheduler=${scheduler})
+    endif ()
+    if (ARG_NO_DEFAULT_SCHEDULE)
+        list(APPEND ARG_PARAMS default_schedule=false)
     endif ()
 
     set(dir ${CMAKE_CURRENT_BINARY_DIR}/${name}.coconet)

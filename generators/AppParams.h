@@ -26,6 +26,22 @@ struct ScheduleParams {
     }
 };
 
+// The app's own Halide schedules of its compute (register tiles, vector
+// loops), on CPU targets; GPU targets get the GPU pass instead.
+struct ComputeParams {
+    GeneratorParam<bool> hand_schedule{
+        "hand_schedule", true,
+        "the app's hand schedules of its compute (false: the default schedule's or an "
+        "autoscheduler's)"};
+
+    // Sets an app config's gpu and hand_schedule for `target`.
+    template<typename Config>
+    void apply(Config &c, const Halide::Target &target) const {
+        c.gpu = target.has_gpu_feature();
+        c.hand_schedule = hand_schedule;
+    }
+};
+
 // What Adam and LAMB share.
 struct OptimizerParams {
     GeneratorParam<int> n{"n", 1 << 16, "parameters"};

@@ -25,6 +25,7 @@ public:
     GeneratorParam<int> tiles{"tiles", 4, "tiles in the batch"};
     GeneratorParam<int> overlap{"overlap", 2, overlap_doc};
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
+    ComputeParams compute;
 
     void generate() override {
         apps::EmbeddingConfig c;
@@ -36,7 +37,7 @@ public:
         c.tiles = tiles;
         c.overlap = overlap;
         c.producer_only = producer_only;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         set_program(apps::embedding_all_to_all(c));
     }
 };
@@ -48,6 +49,7 @@ public:
     GeneratorParam<int> cols{"cols", 40, "columns (the contraction, sliced across ranks)"};
     GeneratorParam<int> overlap{"overlap", 2, overlap_doc};
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
+    ComputeParams compute;
     ScheduleParams sched;
 
     void generate() override {
@@ -57,7 +59,7 @@ public:
         c.cols = cols;
         c.overlap = overlap;
         c.producer_only = producer_only;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         sched.apply(c);
         set_program(apps::gemv_all_reduce(c));
     }
@@ -72,6 +74,7 @@ public:
     GeneratorParam<int> tiles{"tiles", 4, "tiles of token slots"};
     GeneratorParam<int> overlap{"overlap", 2, overlap_doc};
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
+    ComputeParams compute;
 
     void generate() override {
         apps::GemmConfig c;
@@ -82,7 +85,7 @@ public:
         c.tiles = tiles;
         c.overlap = overlap;
         c.producer_only = producer_only;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         using T = Halide::Target;
         c.register_cols = target().features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake,
                                                     T::AVX512_Cannonlake, T::AVX512_Zen4,

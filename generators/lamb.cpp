@@ -10,11 +10,12 @@ class Lamb : public Generator {
 public:
     OptimizerParams opt;
     GeneratorParam<float> weight_decay{"weight_decay", 0.01f, "weight decay"};
+    ComputeParams compute;
 
     void generate() override {
         apps::OptimizerConfig c = opt.config();
         c.weight_decay = weight_decay;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         set_program(apps::lamb(c));
     }
 };

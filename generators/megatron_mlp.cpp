@@ -15,8 +15,7 @@ class MegatronMlp : public Generator {
 public:
     MlpParams mlp;
     GeneratorParam<int> overlap{"overlap", 4, "chunks of the overlapped MatMul (0: none)"};
-    GeneratorParam<bool> hand_schedule{
-        "hand_schedule", true, "the MatMuls' register tiles (false: left to an autoscheduler)"};
+    ComputeParams compute;
     GeneratorParam<int> split_dim{"split_dim", 0,
                                   "the dimension the split all_reduce slices: 0 the features "
                                   "(tensor parallel), 1 the tokens (sequence parallel)"};
@@ -30,8 +29,7 @@ public:
             << " is not 0 (the features) or 1 (the tokens).";
         c.split_dim = split_dim;
         c.overlap = overlap;
-        c.hand_schedule = hand_schedule;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         set_program(apps::megatron_mlp(c));
     }
 };
@@ -39,12 +37,11 @@ public:
 class MegatronPartial : public Generator {
 public:
     MlpParams mlp;
-    GeneratorParam<bool> hand_schedule{
-        "hand_schedule", true, "the MatMuls' register tiles (false: left to an autoscheduler)"};
+    ComputeParams compute;
 
     void generate() override {
         apps::MlpConfig c = mlp.config();
-        c.hand_schedule = hand_schedule;
+        compute.apply(c, target());
         apps::MlpParts m = apps::megatron_partial(c);
         output(m.partial, Local());
     }

@@ -13,6 +13,7 @@ public:
     GeneratorParam<int> hidden{"hidden", 16, "layer width"};
     GeneratorParam<int> overlap{"overlap", 4, "chunks of each overlapped MatMul (0: none)"};
     ScheduleParams sched;
+    ComputeParams compute;
 
     void generate() override {
         apps::PipelineConfig c;
@@ -20,7 +21,7 @@ public:
         c.hidden = hidden;
         sched.apply(c);
         c.overlap = overlap;
-        c.gpu = target().has_gpu_feature();
+        compute.apply(c, target());
         set_program(apps::two_stage_pipeline(c));
     }
 };

@@ -4,7 +4,7 @@
 and, unless --no-plots, a plot per app (<out>/<app>.png): time per step against
 size, one line per variant, the memory bound T_min dashed. With --doc, the
 regions of a Markdown file between `<!-- bench_report: targets -->` (or
-`autoscheduled`, `results`) and `<!-- /bench_report -->` get the same tables.
+`default`, `autoscheduled`, `results`) and `<!-- /bench_report -->` get the same tables.
 
     bench_report.py [--no-plots] [--doc docs/performance.md] <out dir> <run.json>...
 """
@@ -19,7 +19,7 @@ FIELDS = ["app", "variant", "backend", "ranks", "n", "seconds_median", "seconds_
           "seconds_max", "bytes_per_rank", "stream_GBps", "t_min_seconds"]
 # compute_<app> rows time the kernels alone: the app's Halide schedule
 # ("halide", in the CoCoNet column) against OpenBLAS ("blas").
-VARIANTS = ["unscheduled", "autoscheduled", "coconet", "halide", "baseline", "blas"]
+VARIANTS = ["unscheduled", "autoscheduled", "default", "coconet", "halide", "baseline", "blas"]
 
 
 def load(paths):
@@ -67,6 +67,30 @@ def table(records):
                          f"| {speedup(b)} | {speedup(blas)} | {speedup(u)} | {bound} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def default(records):
+    """The apps with a `default` variant (their CoCoNet schedule, their compute
+    left to the default schedule): its time against the hand-scheduled
+    program, the program nobody scheduled and the baselines."""
+    lines = ["| case | n | default ms | hand-scheduled ms | unscheduled ms | baseline ms | BLAS ms "
+             "| hand / default | baseline / default | BLAS / default |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (app, backend, ranks), by_n in sorted(cases(records).items()):
+        for n, v in sorted(by_n.items()):
+            d = v.get("default")
+            if not d:
+                continue
+            c, u, b, blas = v.get("coconet"), v.get("unscheduled"), v.get("baseline"), v.get("blas")
+
+            def speedup(other):
+                return f"{other['seconds_median'] / d['seconds_median']:.2f}" if other else "–"
+            lines.append(f"| {app}, {backend}, R = {ranks} | 2^{int(math.log2(n))} | {ms(d)} "
+                         f"| {ms(c)} | {ms(u)} | {ms(b)} | {ms(blas)} | {speedup(c)} "
+                         f"| {speedup(b)} | {speedup(blas)} |")
+    if len(lines) == 2:
+        return "No default-schedule records in this run.\n"
+    return "\n".join(lines) + "\n"
 
 
 def autoscheduled(records):
@@ -118,6 +142,15 @@ TARGETS = [
      ["megatron_mlp"], BOTH, [20, 22], ("blas", "/", "coconet"), ">", 1.0),
     ("compute", "GEMV + all_reduce, GEMM + all_to_all at least as fast as their BLAS baselines",
      ["gemv_all_reduce", "gemm_all_to_all"], BOTH, [20, 22], ("blas", "/", "coconet"), ">=", 0.95),
+    ("default schedule", "hand schedules removed: at least 0.8x the hand-scheduled speed "
+     "(hand / default)", ["lamb", "megatron_mlp", "pipeline_stage"] + FUSED_OPS, BOTH, [20, 22],
+     ("coconet", "/", "default"), ">=", 0.8),
+    ("default schedule", "hand schedules removed: at least as fast as the BLAS baseline "
+     "(BLAS / default)", ["megatron_mlp", "gemv_all_reduce", "gemm_all_to_all"], BOTH, [20, 22],
+     ("blas", "/", "default"), ">=", 1.0),
+    ("default schedule", "hand schedules removed: at least as fast as the baseline "
+     "(baseline / default)", ["lamb"] + FUSED_OPS, BOTH, [20, 22],
+     ("baseline", "/", "default"), ">=", 1.0),
 ]
 MEETS = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b,
          ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
@@ -239,6 +272,7 @@ def main():
     records = load(runs)
     goals, met, cells = targets(records)
     regions = {"targets": f"{met} of {cells} cells met (bold: met).\n\n{goals}",
+               "default": default(records),
                "autoscheduled": autoscheduled(records),
                "results": f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, "
                           f"{platform.system()} {platform.uname()[2]}\n\n{table(records)}"}
@@ -246,6 +280,7 @@ def main():
         json.dump(records, f, indent=1)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(f"## The targets\n\n{regions['targets']}\n")
+        f.write(f"## The default schedule\n\n{regions['default']}\n")
         f.write(f"## Autoscheduled\n\n{regions['autoscheduled']}\n")
         f.write(f"## All results (medians, ms per step)\n\n{regions['results']}")
     if doc:

@@ -23,6 +23,8 @@ struct AotOptions {
     // A Halide autoscheduler (its plugin loaded) for the segments the user
     // left unscheduled (AutoSchedule.h); empty: none.
     std::string autoscheduler;
+    // The default schedule (DefaultSchedule.h) where there is no autoscheduler.
+    bool default_schedule = true;
 };
 
 struct AotPlan : ProgramPlan {

@@ -32,7 +32,11 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
                                 const CompileFunction &compile) {
     const Halide::Target &target = options.target;
     const bool gpu = target.has_gpu_feature();
-    CompiledProgram c{lower(program, gpu_api(target)), {}, target, options.function_name, ""};
+    LowerOptions lowering{gpu_api(target), std::nullopt};
+    if (options.default_schedule && !gpu && options.autoscheduler.empty()) {
+        lowering.default_schedule = target;
+    }
+    CompiledProgram c{lower(program, lowering), {}, target, options.function_name, ""};
     const Analysis &a = c.lowered.analysis;
     const SpmdPipeline &spmd = c.lowered.spmd;
     c.plan = plan_program(c.lowered, options.function_name);
@@ -113,6 +117,10 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
         placement << "  " << device_collectives_text(a, spmd) << "\n";
         c.plan.device_interface = device_interface_function(target);
         c.notes += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
+    }
+    if (!c.lowered.defaults.empty()) {
+        c.notes += "\nDefault schedule (Funcs left unscheduled):\n" +
+                   dump_default_schedules(c.lowered.defaults, a);
     }
     if (!options.autoscheduler.empty()) {
         c.notes += "\nAutoscheduler " + options.autoscheduler + ":\n" + autoscheduled.str();

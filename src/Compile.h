@@ -26,6 +26,9 @@ struct CompileOptions {
     // empty: none.
     std::string autoscheduler;
     int estimate_ranks = 2;
+    // The default schedule (DefaultSchedule.h) for the Funcs the user left
+    // unscheduled, on a CPU target without an autoscheduler.
+    bool default_schedule = true;
     // The source counts a fused pass's kernel is built for along with its
     // step, recorded in the plan (AOT); unset: none, build_step_kernel builds
     // one when asked (JIT).
@@ -51,7 +54,7 @@ struct CompiledProgram {
     Halide::Target target;
     std::string function_name;
     // What plan_text adds to print_plan: where the code runs on a GPU target,
-    // what the autoscheduler did with each segment.
+    // what the default schedule or the autoscheduler did.
     std::string notes;
 };
 
@@ -67,7 +70,7 @@ struct StepKernel {
 StepKernel build_step_kernel(const CompiledProgram &compiled, int step, int nsrc);
 
 // The plan (print_plan) on `world_size` ranks, then where the code runs for a
-// GPU target and what the autoscheduler did.
+// GPU target and what the default schedule or the autoscheduler did.
 std::string plan_text(const CompiledProgram &compiled, int world_size);
 
 } // namespace coconet

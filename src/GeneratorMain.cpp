@@ -110,6 +110,7 @@ int main(int argc, char **argv) {
         options.generator = generator;
         options.params = g->params_string();
         options.autoscheduler = autoscheduler;
+        options.default_schedule = g->default_schedule;
         std::printf("[coconet] %s: generator %s (%s), target %s%s%s\n", function.c_str(),
                     generator.c_str(), options.params.c_str(), target.c_str(),
                     autoscheduler.empty() ? "" : ", autoscheduler ", autoscheduler.c_str());

@@ -188,10 +188,23 @@ struct JitProgram::Table {
     }
 };
 
-JitProgram::JitProgram(const Program &program, const Halide::Target &target) {
+JitProgram::JitProgram(const Program &program, const Halide::Target &target)
+    : JitProgram(program, [&] {
+          JitOptions options;
+          options.target = target;
+          return options;
+      }()) {}
+
+JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
+    if (!jit.autoscheduler_plugin.empty()) {
+        Halide::load_plugin(jit.autoscheduler_plugin);
+    }
     CompileOptions options;
-    options.target = target.with_feature(Halide::Target::StrictFloat);
+    options.target = jit.target.with_feature(Halide::Target::StrictFloat);
     options.function_name = program.name();
+    options.autoscheduler = jit.autoscheduler;
+    options.estimate_ranks = jit.estimate_ranks;
+    options.default_schedule = jit.default_schedule;
     compiled_ = std::make_unique<CompiledProgram>(
         compile_program(program, options, [&](ProgramFunction &f) {
             if (f.calls_runtime) {

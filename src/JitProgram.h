@@ -34,13 +34,30 @@ struct RankTraffic {
     uint64_t total_bytes() const;
 };
 
-class JitProgram {
-public:
-    // Lowers and compiles for `target` (by default Halide's JIT target, from
-    // HL_JIT_TARGET): with a GPU feature (e.g. host-opencl), the segments get
+// How a JitProgram compiles, as a generator's parameters and add_coconet_library's
+// options say for an AOT library.
+struct JitOptions {
+    // By default Halide's JIT target, from HL_JIT_TARGET; always with
+    // strict_float. With a GPU feature (e.g. host-opencl), the segments get
     // the GPU schedules of GPU-target libraries and the fused kernels run on
     // the device, as in an AOT library for that target.
+    Halide::Target target = jit_target();
+    // The Funcs the user left unscheduled get the default schedule
+    // (docs/scheduling.md) on a CPU target, unless an autoscheduler is named.
+    bool default_schedule = true;
+    // A Halide autoscheduler (Adams2019, Li2018, Mullapudi2016) for the
+    // segments the user left unscheduled, CPU targets; its plugin is loaded
+    // from `autoscheduler_plugin` when that is given (else it must be loaded
+    // already: Halide::load_plugin). Its estimates are for `estimate_ranks`.
+    std::string autoscheduler, autoscheduler_plugin;
+    int estimate_ranks = 2;
+};
+
+class JitProgram {
+public:
+    // Lowers and compiles for `target`, with the default JitOptions otherwise.
     explicit JitProgram(const Program &program, const Halide::Target &target = jit_target());
+    JitProgram(const Program &program, const JitOptions &options);
     ~JitProgram();
 
     // Runs one rank: `inputs` holds this rank's box of every input. Throws

@@ -19,7 +19,7 @@ void debug_dump(const char *step, const Program &program,
 }
 
 // The passes, one line each, with what each produced under COCONET_DEBUG.
-LoweredProgram lower(const Program &program, Halide::DeviceAPI device) {
+LoweredProgram lower(const Program &program, const LowerOptions &options) {
     Analysis a = collect_funcs(program);
     debug_dump("collect_funcs", program, [&] { return dump_analysis(a); });
     infer_layouts(program, a);
@@ -30,9 +30,15 @@ LoweredProgram lower(const Program &program, Halide::DeviceAPI device) {
     debug_dump("find_liveness", program, [&] { return dump_liveness(liveness, a); });
     Placement placement = place(a, passes, liveness);
     debug_dump("place", program, [&] { return dump_placement(placement, passes, a); });
-    SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement, device);
+    DefaultSchedules defaults;
+    if (options.default_schedule) {
+        defaults = choose_default_schedules(a, liveness, *options.default_schedule);
+        debug_dump("choose_default_schedules", program,
+                   [&] { return dump_default_schedules(defaults, a); });
+    }
+    SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement, options.device, defaults);
     debug_dump("lower_spmd", program, [&] { return dump_spmd(spmd); });
-    return LoweredProgram{program, std::move(a), std::move(spmd)};
+    return LoweredProgram{program, std::move(a), std::move(defaults), std::move(spmd)};
 }
 
 Halide::DeviceAPI gpu_api(const Halide::Target &target) {

@@ -7,15 +7,24 @@
 #define COCONET_LOWER_H
 
 #include <functional>
+#include <optional>
 
 #include "LowerSpmd.h"
 
 namespace coconet {
 
-// `device`: the GPU API of the target the program is compiled for
-// (DeviceAPI::None: the host); collectives that can move their data on that
-// device become extern stages on it (CollectiveStage.h).
-LoweredProgram lower(const Program &program, Halide::DeviceAPI device = Halide::DeviceAPI::None);
+struct LowerOptions {
+    // The GPU API of the target the program is compiled for (DeviceAPI::None:
+    // the host); collectives that can move their data on that device become
+    // extern stages on it (CollectiveStage.h).
+    Halide::DeviceAPI device = Halide::DeviceAPI::None;
+    // A CPU target: the Funcs the user left unscheduled get the default
+    // schedule for it (DefaultSchedule.h). Unset: Halide's (every Func
+    // computed at root, serially).
+    std::optional<Halide::Target> default_schedule;
+};
+
+LoweredProgram lower(const Program &program, const LowerOptions &options = {});
 
 // The GPU API of `target` (DeviceAPI::None without a GPU feature).
 Halide::DeviceAPI gpu_api(const Halide::Target &target);

@@ -203,7 +203,7 @@ std::vector<PlanStep> plan_steps(const std::map<int, int> &halide_index,
 
 SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
                         const Liveness &liveness, const Placement &placement,
-                        Halide::DeviceAPI device) {
+                        Halide::DeviceAPI device, const DefaultSchedules &defaults) {
     const Facts x{analysis, passes, liveness, placement};
     SpmdPipeline out;
     out.passes = passes;
@@ -256,7 +256,9 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                     return read_in(scheduled_target(f, c, analysis), source ? -1 : s, reads, funcs,
                                    x);
                 };
-                funcs[f] = rebuild_scheduled(*f, analysis.of(f), callee, out.rank, out.size);
+                auto d = defaults.find(f);
+                funcs[f] = rebuild_scheduled(*f, analysis.of(f), callee, out.rank, out.size,
+                                             d == defaults.end() ? nullptr : &d->second);
             }
             // Unscheduled: every distributed Func is materialized on its own.
             funcs[f].compute_root();

@@ -18,6 +18,7 @@
 #ifndef COCONET_LOWER_SPMD_H
 #define COCONET_LOWER_SPMD_H
 
+#include "DefaultSchedule.h"
 #include "Placement.h"
 
 namespace coconet {
@@ -90,15 +91,17 @@ struct SpmdPipeline {
 // Refuses an overlap whose collective and producer cannot run chunk by chunk.
 // `device`: the GPU API of the target (DeviceAPI::None: the host), which the
 // collectives that can run on it become extern stages on (CollectiveStage.h).
+// `defaults`: the schedules of the Funcs the user left unscheduled.
 SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &passes,
                         const Liveness &liveness, const Placement &placement,
-                        Halide::DeviceAPI device);
+                        Halide::DeviceAPI device, const DefaultSchedules &defaults);
 
 // What lower() (Lower.h) leaves: the program, what the analysis passes found,
-// and the SPMD pipeline built from it.
+// the default schedules it gave, and the SPMD pipeline built from it.
 struct LoweredProgram {
     Program program;
     Analysis analysis;
+    DefaultSchedules defaults;
     SpmdPipeline spmd;
 };
 

@@ -1,5 +1,6 @@
 #include "Rebuild.h"
 
+#include "DefaultSchedule.h"
 #include "Error.h"
 #include "Partition.h"
 
@@ -165,9 +166,18 @@ std::string plain_name(const std::string &unique_name) {
 }
 
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
-                               const CalleeMap &callee, Expr rank, Expr world_size) {
-    if (!f.register_tile) {
-        return rebuild_compute(f, info, callee, rank, world_size);
+                               const CalleeMap &callee, Expr rank, Expr world_size,
+                               const DefaultSchedule *default_schedule) {
+    const DFuncContents::RegisterTile *tile = f.register_tile ? &*f.register_tile
+                                              : default_schedule && default_schedule->tile
+                                                  ? &*default_schedule->tile
+                                                  : nullptr;
+    if (!tile) {
+        Halide::Func out = rebuild_compute(f, info, callee, rank, world_size);
+        if (default_schedule) {
+            apply_default_vectors(*default_schedule, out);
+        }
+        return out;
     }
     coconet_user_assert(!has_stage_directives(f.func.function()))
         << f.name << " accumulates in registers (accumulate_in_registers) and also has Halide "
@@ -175,7 +185,7 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func acc = rebuild_compute(f, info, callee, rank, world_size, f.name + "_acc");
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
-    schedule_tiles(*f.register_tile, out, acc);
+    schedule_tiles(*tile, out, acc);
     return out;
 }
 

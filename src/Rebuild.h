@@ -36,13 +36,17 @@ void copy_stage_schedule(const Halide::Internal::Definition &from,
 std::map<std::string, Halide::Internal::Function> pipeline_functions(const Halide::Pipeline &p);
 std::string plain_name(const std::string &unique_name);
 
+struct DefaultSchedule;
+
 // f's Func as a lowering computes it: rebuild_compute, or, where f asks to
-// accumulate_in_registers, a Func named like f that copies a staging Func
-// <name>_acc (f's rebuilt definitions) computed at each of its tiles. Refuses
-// Halide directives on f's definitions there (they would fight the tiles).
+// accumulate_in_registers (or its default schedule, when given, has tiles),
+// a Func named like f that copies a staging Func <name>_acc (f's rebuilt
+// definitions) computed at each of its tiles; or with its default's vectors.
+// Refuses Halide directives on f's definitions with tiles (they would fight
+// them).
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
-                               const CalleeMap &callee, Halide::Expr rank,
-                               Halide::Expr world_size);
+                               const CalleeMap &callee, Halide::Expr rank, Halide::Expr world_size,
+                               const DefaultSchedule *default_schedule = nullptr);
 
 } // namespace coconet
 

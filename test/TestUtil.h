@@ -55,8 +55,8 @@ inline void check_matches_reference(const coconet::Program &program,
                                     const std::vector<int> &ranks = rank_counts(),
                                     double tolerance = 0.0, int min_ranks = 1,
                                     const InputMaker &make_inputs = coconet::make_inputs,
-                                    const Halide::Target &target = coconet::jit_target()) {
-    coconet::JitProgram jit(program, target);
+                                    const coconet::JitOptions &options = {}) {
+    coconet::JitProgram jit(program, options);
     coconet::Reference reference(program);
     for (int r : ranks) {
         if (r < min_ranks) {

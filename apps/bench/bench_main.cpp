@@ -264,7 +264,9 @@ private:
 
     // The backend, and under MPI the path of unfused collectives.
     std::string backend_label() const {
-        return coconet_mpi_is_mpi_comm(comm_) && coconet_comm_deterministic(comm_) ? "mpi-deterministic" : backend();
+        return coconet_mpi_is_mpi_comm(comm_) && coconet_comm_deterministic(comm_)
+                   ? "mpi-deterministic"
+                   : backend();
     }
 
     template<typename... Args>
@@ -396,14 +398,15 @@ private:
                                          partial->buffers.at("partial").dim(1).extent());
             auto epilogue = std::make_shared<AotCall>(v.at("baseline_epilogue")->program, comm_,
                                                       RankBuffers{{"summed", summed}});
-            return {[this, partial, epilogue, summed, step = compute(app, partial, blas)]() mutable {
-                        step();
-                        Halide::Buffer<float> p(partial->buffers.at("partial"));
-                        bench::library_all_reduce(comm_, p.data(), summed.data(),
-                                                  (int64_t)p.number_of_elements());
-                        (*epilogue)(comm_);
-                    },
-                    [epilogue] { return epilogue->buffers.at("y"); }};
+            return {
+                [this, partial, epilogue, summed, step = compute(app, partial, blas)]() mutable {
+                    step();
+                    Halide::Buffer<float> p(partial->buffers.at("partial"));
+                    bench::library_all_reduce(comm_, p.data(), summed.data(),
+                                              (int64_t)p.number_of_elements());
+                    (*epilogue)(comm_);
+                },
+                [epilogue] { return epilogue->buffers.at("y"); }};
         }
         apps::OptimizerConfig c;
         c.n = (int)n;
@@ -440,8 +443,8 @@ private:
     // A fused operator's baseline: its producer (an AOT library of the same
     // Halide code), then the collective library's all_to_all, or its
     // all-reduce and the bias.
-    Variant producer_baseline(const std::string &app,
-                              const std::map<std::string, const Entry *> &v, bool blas) {
+    Variant producer_baseline(const std::string &app, const std::map<std::string, const Entry *> &v,
+                              bool blas) {
         const coconet_aot_program *p = producer_of(v);
         auto producer = std::make_shared<AotCall>(p, comm_);
         std::function<void()> step = compute(app, producer, blas);
@@ -491,7 +494,8 @@ private:
                                   variants.count("baseline_partial") ||
                                   variants.count("baseline_producer");
         std::vector<std::pair<const char *, std::function<Variant()>>> made;
-        for (const char *name : {"unscheduled", "coconet", "autoscheduled", "baseline"}) {
+        for (const char *name :
+             {"unscheduled", "coconet", "default", "autoscheduled", "baseline"}) {
             const bool is_baseline = std::strcmp(name, "baseline") == 0;
             if (is_baseline ? has_baseline : variants.count(name) > 0) {
                 made.emplace_back(name, [&, name, is_baseline] {
@@ -714,10 +718,12 @@ private:
         if (rank_ == 0) {
             records_->push_back(r);
         }
-        // The direct path keeps the reference's order. The baselines add up
+        // The direct path and the default schedule keep the reference's order. The baselines add up
         // in other orders, LAMB's norms over the whole tensor in float too,
         // so they are only checked to agree to 1e-3 of the output's magnitude.
-        const double tolerance = (std::strcmp(variant, "coconet") == 0 ? 1e-6 : 1e-3) * scale;
+        const bool ours =
+            std::strcmp(variant, "coconet") == 0 || std::strcmp(variant, "default") == 0;
+        const double tolerance = (ours ? 1e-6 : 1e-3) * scale;
         coconet_user_assert(diff <= tolerance) << app << " (" << variant << ", n = " << n << ", "
                                                << size_ << " ranks): output differs "
                                                << "from the unscheduled program's by " << diff;

@@ -48,6 +48,11 @@ Device device_under_test() {
 
 const Device device = device_under_test();
 const Halide::Target &target = device.target;
+const JitOptions device_options = [] {
+    JitOptions o;
+    o.target = target;
+    return o;
+}();
 
 double within(double tolerance) {
     return std::max(tolerance, device.min_tolerance);
@@ -63,7 +68,8 @@ void check_app_on_device(const std::string &app, double tolerance = 0.0, int min
             continue;
         }
         INFO(c.name);
-        check_matches_reference(c.make(), ranks, within(tolerance), c.min_ranks, c.inputs, target);
+        check_matches_reference(c.make(), ranks, within(tolerance), c.min_ranks, c.inputs,
+                                device_options);
         cases++;
     }
     CHECK(cases >= min_cases);
@@ -131,7 +137,7 @@ TEST_CASE("embedding + all_to_all on the device", "[device][embedding]") {
         INFO("overlap " << chunks);
         c.overlap = chunks;
         check_matches_reference(apps::embedding_all_to_all(c), ranks, within(0.0), 1, make_inputs,
-                                target);
+                                device_options);
     }
 }
 
@@ -144,7 +150,7 @@ TEST_CASE("gemv + all_reduce on the device", "[device][gemv]") {
             c.schedule = s;
             c.overlap = chunks;
             check_matches_reference(apps::gemv_all_reduce(c), ranks, within(0.0), 1, make_inputs,
-                                    target);
+                                    device_options);
         }
     }
 }
@@ -157,7 +163,7 @@ TEST_CASE("gemm + all_to_all on the device", "[device][gemm]") {
         INFO("overlap " << chunks);
         c.overlap = chunks;
         check_matches_reference(apps::gemm_all_to_all(c), ranks, within(0.0), 1, make_inputs,
-                                target);
+                                device_options);
     }
 }
 
@@ -190,7 +196,7 @@ TEST_CASE("a rank without a slice of a device collective's result is refused", "
                                                   "rank 5 none; it is a collective's result on "
                                                   "the device"));
     // Where every rank has a slice, it runs on the device and is right.
-    check_matches_reference(p, {1, 2, 3, 5}, 0.0, 1, make_inputs, target);
+    check_matches_reference(p, {1, 2, 3, 5}, 0.0, 1, make_inputs, device_options);
 }
 
 namespace {

@@ -2,7 +2,8 @@
 // compute_sliced, fuse_with and overlap on random subsets and in random orders,
 // producers fused into an all_gather's pass, random chunk sizes of the fused
 // pass and chunk counts and dimensions of the overlap, Halide
-// vector widths on the compute, the fused passes' direct and ring paths),
+// vector widths on the compute, the fused passes' direct and ring paths, the
+// default schedule on or off for what is left unscheduled),
 // random shapes, sliced dimensions, ops and rank counts, and one case in eight
 // JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI; half of
 // those with the device collectives on the collective-library path NCCL
@@ -83,8 +84,9 @@ struct Drawn {
     int ranks;
     std::string description;
     double tolerance;
-    bool device;  // JIT-compiled for OpenCL (PoCL in CI), else the host
-    bool library; // device collectives through the collective-library path
+    bool device;           // JIT-compiled for OpenCL (PoCL in CI), else the host
+    bool library;          // device collectives through the collective-library path
+    bool default_schedule; // the default schedule for the Funcs left unscheduled (host)
 };
 
 // Whether blocks of ceil(n / ranks) leave every rank a non-empty slice, as a
@@ -204,9 +206,11 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
         ranks--;
     }
     const bool library = device && pick(0, 1) == 0;
+    const bool default_schedule = pick(0, 1) == 0;
     desc << ", target " << (device ? "opencl" : "host")
-         << (library ? ", collectives through the library path" : "");
-    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device, library};
+         << (library ? ", collectives through the library path" : "") << ", default schedule "
+         << (default_schedule ? "on" : "off");
+    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device, library, default_schedule};
 }
 
 } // namespace
@@ -250,12 +254,14 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         INFO("seed " << seed << ", case " << k << ": " << d.description << ", " << d.ranks
                      << " ranks");
         auto inputs = make_inputs(d.program, d.ranks, 100 + k);
-        const Halide::Target target =
-            d.device ? Halide::get_host_target().with_feature(Halide::Target::OpenCL)
-                     : jit_target();
+        JitOptions options;
+        if (d.device) {
+            options.target = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+        }
+        options.default_schedule = d.default_schedule;
         coconet_test::ScopedEnv collectives("COCONET_DEVICE_COLLECTIVES",
                                             d.library ? "library" : nullptr);
-        auto outputs = JitProgram(d.program, target).run_threads(d.ranks, inputs, 5.0);
+        auto outputs = JitProgram(d.program, options).run_threads(d.ranks, inputs, 5.0);
         auto expected = Reference(d.program).run(d.ranks, inputs);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
         REQUIRE(replicated_mismatches(d.program, outputs).empty());

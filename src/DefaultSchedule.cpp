@@ -1,0 +1,197 @@
+#include "DefaultSchedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include "Rebuild.h"
+
+namespace coconet {
+
+using namespace Halide::Internal;
+
+namespace {
+
+// The register tiles of a default MatMul: 16 rows of x (two AVX2 vectors, one
+// AVX-512 one) by 6 columns of y, the apps' measured micro-kernel.
+constexpr int tile_rows = 16, tile_cols = 6;
+
+// The pure variables and reduction variables an expression reads.
+struct IndexVars : public IRVisitor {
+    std::set<std::string> pure;
+    bool reduction = false;
+
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        if (op->reduction_domain.defined()) {
+            reduction = true;
+        } else {
+            pure.insert(op->name);
+        }
+    }
+};
+
+// What each call to a Func or buffer in `e` is indexed by (calls within its
+// arguments included).
+std::vector<IndexVars> operands(const Halide::Expr &e) {
+    struct Calls : public IRVisitor {
+        std::vector<IndexVars> found;
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            if (op->call_type == Call::Halide || op->call_type == Call::Image) {
+                IndexVars v;
+                for (const Halide::Expr &arg : op->args) {
+                    arg.accept(&v);
+                }
+                found.push_back(v);
+            }
+            IRVisitor::visit(op);
+        }
+    } calls;
+    e.accept(&calls);
+    return calls.found;
+}
+
+// Whether update u writes at fn's own pure variables, in their order.
+bool writes_at_pure_vars(const Function &fn, const Definition &u) {
+    if (u.args().size() != fn.args().size()) {
+        return false;
+    }
+    for (size_t i = 0; i < u.args().size(); i++) {
+        const Variable *v = u.args()[i].as<Variable>();
+        if (!v || v->reduction_domain.defined() || v->name != fn.args()[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether some update of fn contracts an operand that does not depend on y
+// with one that does not depend on x (fn's first two pure variables): each
+// is then reused across a tile's other dimension, which registers hold.
+bool is_matmul(const Function &fn) {
+    if (fn.dimensions() < 2 || fn.output_types()[0] != Halide::Float(32) || fn.updates().empty()) {
+        return false;
+    }
+    const std::string &x = fn.args()[0], &y = fn.args()[1];
+    bool contracts = false;
+    for (const Definition &u : fn.updates()) {
+        if (!writes_at_pure_vars(fn, u) || u.schedule().rvars().empty()) {
+            return false;
+        }
+        bool along_x = false, along_y = false;
+        for (const IndexVars &o : operands(u.values()[0])) {
+            along_x = along_x || (o.reduction && o.pure.count(x) && !o.pure.count(y));
+            along_y = along_y || (o.reduction && o.pure.count(y) && !o.pure.count(x));
+        }
+        contracts = contracts || (along_x && along_y);
+    }
+    return contracts;
+}
+
+// Whether u's innermost reduction loop has a constant extent of two unrolled
+// steps or more (the global extent: a rank's slice of it may be shorter, and
+// its tail is guarded).
+bool long_innermost_rvar(const Definition &u) {
+    if (u.schedule().rvars().empty()) {
+        return false;
+    }
+    const std::optional<int64_t> extent = as_const_int(u.schedule().rvars().front().extent);
+    return extent && *extent >= 2 * DefaultSchedule::unroll;
+}
+
+} // namespace
+
+DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
+                                          const Halide::Target &target) {
+    DefaultSchedules d;
+    for (const DFunc &f : a.order) {
+        const DFuncContents *c = f.get_contents().get();
+        auto role = liveness.role.find(c);
+        if (c->kind != FuncKind::Compute || role == liveness.role.end() ||
+            role->second != FuncRole::Halide || c->register_tile) {
+            continue;
+        }
+        const Function fn = c->func.function();
+        const std::vector<int> &extents = a.of(c).extents;
+        if (has_stage_directives(fn) || fn.dimensions() == 0) {
+            continue;
+        }
+        DefaultSchedule s;
+        if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= tile_cols) {
+            s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, tile_cols};
+            s.why = "register tiles of " + std::to_string(tile_rows) + " x " +
+                    std::to_string(tile_cols) + " along (" + fn.args()[0] + ", " + fn.args()[1] +
+                    "), a MatMul";
+            d.emplace(c, s);
+            continue;
+        }
+        if (extents[0] < 2) {
+            continue;
+        }
+        s.x = fn.args()[0];
+        s.lanes = target.natural_vector_size(fn.output_types()[0]);
+        while (s.lanes > extents[0]) {
+            s.lanes /= 2; // a vector no row fills would run as its scalar tail
+        }
+        s.why = "vectors of " + std::to_string(s.lanes) + " along " + s.x;
+        for (size_t i = 0; i < fn.updates().size(); i++) {
+            const Definition &u = fn.updates()[i];
+            if (!writes_at_pure_vars(fn, u)) {
+                continue;
+            }
+            s.reordered_updates.push_back((int)i);
+            if (long_innermost_rvar(u)) {
+                s.unrolled_updates.push_back((int)i);
+            }
+        }
+        if (!s.reordered_updates.empty()) {
+            s.why += ", reduction loops outside them";
+        }
+        if (!s.unrolled_updates.empty()) {
+            s.why += ", the innermost unrolled by " + std::to_string(DefaultSchedule::unroll);
+        }
+        d.emplace(c, s);
+    }
+    return d;
+}
+
+void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
+    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+    const Halide::Var x(s.x);
+    f.vectorize(x, s.lanes, guard);
+    for (int i : s.reordered_updates) {
+        const std::vector<ReductionVariable> rvars = f.function().update(i).schedule().rvars();
+        Halide::Stage stage = f.update(i);
+        std::vector<Halide::VarOrRVar> order = {x};
+        size_t next = 0;
+        if (std::count(s.unrolled_updates.begin(), s.unrolled_updates.end(), i)) {
+            const Halide::RVar r(rvars[0].var), outer(rvars[0].var + "_o"),
+                inner(rvars[0].var + "_i");
+            stage.split(r, outer, inner, DefaultSchedule::unroll, guard).unroll(inner);
+            order = {inner, x, outer};
+            next = 1;
+        }
+        for (; next < rvars.size(); next++) {
+            order.emplace_back(Halide::RVar(rvars[next].var));
+        }
+        for (const std::string &v : f.function().args()) {
+            if (v != s.x) {
+                order.emplace_back(Halide::Var(v));
+            }
+        }
+        stage.reorder(order).vectorize(x, s.lanes, guard);
+    }
+}
+
+std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a) {
+    std::string out;
+    for (const DFunc &f : a.order) {
+        auto it = d.find(f.get_contents().get());
+        if (it != d.end()) {
+            out += "  " + f.name() + ": " + it->second.why + "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace coconet

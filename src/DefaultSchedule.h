@@ -1,0 +1,60 @@
+// The default schedule: what a CPU library or JIT program gives each Func of
+// a Halide segment that the user left unscheduled (no Halide directives, no
+// accumulate_in_registers), so that a program nobody scheduled runs at about
+// the speed of a hand-scheduled one. Every choice keeps each element's
+// reduction in the order its definitions give, so results stay the
+// reference's bit for bit:
+//   - a MatMul-like reduction (its updates write f(x, y, ...) at its own pure
+//     variables from one operand that does not depend on y and one that does
+//     not depend on x, both indexed by the reduction): register tiles, as
+//     accumulate_in_registers(x, y, 16, 6) makes them;
+//   - any other Func: vectors along its first dimension (no wider than it);
+//     updates that write at its own pure variables run their reduction loops
+//     just outside the vector, a long innermost one in unrolled steps of 8
+//     inside it, so that the partial sums stay in a register for 8 terms (a
+//     GEMV's or a pooling's loop order).
+// Funcs of a fused pass have the pass's own schedule (FusedKernel.h); GPU
+// targets get the GPU pass (GpuSchedule.h); an autoscheduler, when one is
+// named, replaces the default.
+#ifndef COCONET_DEFAULT_SCHEDULE_H
+#define COCONET_DEFAULT_SCHEDULE_H
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "Liveness.h"
+
+namespace coconet {
+
+struct DefaultSchedule {
+    // A MatMul-like reduction: these tiles.
+    std::optional<DFuncContents::RegisterTile> tile;
+    // Otherwise: vectors of `lanes` along pure variable `x`, and the updates
+    // (by index) whose reduction loops move just outside them; of those, the
+    // ones whose innermost reduction loop runs in unrolled steps of
+    // `unroll` inside the vector.
+    std::string x;
+    int lanes = 0;
+    std::vector<int> reordered_updates, unrolled_updates;
+    static constexpr int unroll = 8;
+    std::string why; // what the plan says of the choice
+};
+
+using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
+
+// The default for every Func a Halide segment computes that carries no
+// schedule of the user's, for CPU target `target`.
+DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
+                                          const Halide::Target &target);
+
+// The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
+// Func a lowering rebuilt.
+void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
+
+// One line per Func: its name and what its default is.
+std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a);
+
+} // namespace coconet
+
+#endif

@@ -1,0 +1,211 @@
+// The default schedule (choose_default_schedules, and rebuild_scheduled
+// applying it) on a tiny program with one Func of each shape it tells apart:
+// a MatMul gets register tiles, a GEMV, a pooling and a pointwise Func get
+// vectors with their reductions outside them (a long one unrolled inside the
+// vector), vectors no wider than a row, a reduction to a scalar and
+// the Funcs the user scheduled keep Halide's defaults. End to end, the
+// program equals the reference with the default on and off.
+#include "Lower.h"
+#include "Rebuild.h"
+#include "TestUtil.h"
+
+using namespace coconet;
+using coconet_test::check_matches_reference;
+using Halide::Float;
+using Halide::Var;
+using Halide::Internal::Function;
+
+namespace {
+
+struct Shapes {
+    DFunc matmul, gemv, long_gemv, pooled, scaled, total, tiled_by_hand, vectorized_by_hand;
+    Program program{"shapes"};
+};
+
+// Sizes no rank count up to 5 divides; the MatMul's are at least a tile.
+Shapes shapes() {
+    Shapes s;
+    const int m = 37, k = 13, n = 11;
+    DFunc a = input("a", Float(32), {m, k}, Replicated());
+    DFunc b = input("b", Float(32), {k, n}, Sliced(1));
+    DFunc v = input("v", Float(32), {k}, Replicated());
+    DFunc idx = input("idx", Halide::Int(32), {3, n}, Replicated());
+    DFunc wide = input("wide", Float(32), {m, 19}, Replicated());
+    Var x("x"), y("y");
+    Halide::RDom r(0, k, "r"), q(0, 3, "q"), all(0, m, "all"), long_r(0, 19, "long_r");
+    s.matmul = DFunc("matmul");
+    s.matmul(x, y) = 0.0f;
+    s.matmul(x, y) += a(x, r) * b(r, y);
+    s.gemv = DFunc("gemv");
+    s.gemv(x) = 0.0f;
+    s.gemv(x) += a(x, r) * v(r);
+    // A contraction of 19 columns: unrolled by 8.
+    s.long_gemv = DFunc("long_gemv");
+    s.long_gemv(x) = 0.0f;
+    s.long_gemv(x) += wide(x, long_r) * 0.25f;
+    s.pooled = DFunc("pooled");
+    s.pooled(x, y) = 0.0f;
+    s.pooled(x, y) += a(x, Halide::clamp(idx(q, y), 0, k - 1));
+    s.scaled = DFunc("scaled");
+    s.scaled(x, y) = s.matmul(x, y) * 0.5f + s.pooled(x, y) + s.gemv(x) + s.long_gemv(x);
+    s.total = DFunc("total", {});
+    s.total() = 0.0f;
+    s.total() += s.gemv(all);
+    s.tiled_by_hand = DFunc("tiled_by_hand");
+    s.tiled_by_hand(x, y) = 0.0f;
+    s.tiled_by_hand(x, y) += a(x, r) * b(r, y) + 1.0f;
+    s.tiled_by_hand.accumulate_in_registers(x, y, 16, 2);
+    s.vectorized_by_hand = DFunc("vectorized_by_hand");
+    s.vectorized_by_hand(x, y) = s.scaled(x, y) + s.tiled_by_hand(x, y) + s.total();
+    s.vectorized_by_hand.func().vectorize(x, 4);
+    s.program.output(s.vectorized_by_hand, Sliced(1));
+    return s;
+}
+
+const DefaultSchedule *default_of(const LoweredProgram &l, const DFunc &f) {
+    auto it = l.defaults.find(f.get_contents().get());
+    return it == l.defaults.end() ? nullptr : &it->second;
+}
+
+// The segment's Funcs by plain name.
+std::map<std::string, Function> segment_funcs(const LoweredProgram &l) {
+    std::map<std::string, Function> out;
+    for (const SpmdSegment &seg : l.spmd.segments) {
+        if (seg.halide.pipeline.defined()) {
+            for (const auto &[unique, fn] : pipeline_functions(seg.halide.pipeline)) {
+                out.emplace(plain_name(unique), fn);
+            }
+        }
+    }
+    return out;
+}
+
+bool has_vectorized_loop(const Halide::Internal::Definition &d) {
+    for (const Halide::Internal::Dim &dim : d.schedule().dims()) {
+        if (dim.for_type == Halide::Internal::ForType::Vectorized) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Funcs none",
+          "[passes][default_schedule]") {
+    Shapes s = shapes();
+    const Halide::Target host = Halide::get_host_target();
+    const LoweredProgram l = lower(s.program, LowerOptions{Halide::DeviceAPI::None, host});
+    const int lanes = host.natural_vector_size(Float(32));
+
+    const DefaultSchedule *matmul = default_of(l, s.matmul);
+    REQUIRE(matmul);
+    REQUIRE(matmul->tile);
+    CHECK(matmul->tile->x == "x");
+    CHECK(matmul->tile->y == "y");
+    CHECK(matmul->tile->x_factor == 16);
+    CHECK(matmul->tile->y_factor == 6);
+
+    for (const DFunc *f : {&s.gemv, &s.pooled}) {
+        INFO(f->name());
+        const DefaultSchedule *d = default_of(l, *f);
+        REQUIRE(d);
+        CHECK_FALSE(d->tile);
+        CHECK(d->x == "x");
+        CHECK(d->lanes == lanes);
+        CHECK(d->reordered_updates == std::vector<int>{0});
+        CHECK(d->unrolled_updates.empty()); // 13 and 3 terms: too few to unroll
+    }
+    const DefaultSchedule *long_gemv = default_of(l, s.long_gemv);
+    REQUIRE(long_gemv);
+    CHECK(long_gemv->unrolled_updates == std::vector<int>{0});
+    const DefaultSchedule *scaled = default_of(l, s.scaled);
+    REQUIRE(scaled);
+    CHECK(scaled->reordered_updates.empty());
+    CHECK(scaled->why == "vectors of " + std::to_string(lanes) + " along x");
+
+    // A scalar, and the Funcs the user scheduled, keep what they have.
+    CHECK_FALSE(default_of(l, s.total));
+    CHECK_FALSE(default_of(l, s.tiled_by_hand));
+    CHECK_FALSE(default_of(l, s.vectorized_by_hand));
+
+    // The segment's Funcs carry them: the MatMul's staging Func, the vectors.
+    std::map<std::string, Function> funcs = segment_funcs(l);
+    CHECK(funcs.count("matmul_acc"));
+    CHECK(funcs.count("tiled_by_hand_acc"));
+    REQUIRE(funcs.count("gemv"));
+    CHECK(has_vectorized_loop(funcs.at("gemv").definition()));
+    CHECK(has_vectorized_loop(funcs.at("gemv").update(0)));
+    // The reduction loop is outside the vector: the vector is the innermost loop.
+    CHECK(funcs.at("gemv").update(0).schedule().dims().front().for_type ==
+          Halide::Internal::ForType::Vectorized);
+    CHECK_FALSE(has_vectorized_loop(funcs.at("total").update(0)));
+    // The long contraction: 8 unrolled terms inside the vector, the rest outside.
+    REQUIRE(funcs.count("long_gemv"));
+    const std::vector<Halide::Internal::Dim> &dims =
+        funcs.at("long_gemv").update(0).schedule().dims();
+    REQUIRE(dims.size() >= 3);
+    CHECK(dims[0].for_type == Halide::Internal::ForType::Unrolled);
+    CHECK(dims[1].for_type == Halide::Internal::ForType::Vectorized);
+
+    const std::string dump = dump_default_schedules(l.defaults, l.analysis);
+    CHECK(dump.find("  matmul: register tiles of 16 x 6 along (x, y), a MatMul\n") !=
+          std::string::npos);
+    CHECK(dump.find("  gemv: vectors of " + std::to_string(lanes) +
+                    " along x, reduction loops outside them\n") != std::string::npos);
+    CHECK(dump.find("  long_gemv: vectors of " + std::to_string(lanes) +
+                    " along x, reduction loops outside them, the innermost unrolled by 8\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
+          "[passes][default_schedule]") {
+    DFunc v = input("v", Float(32), {3, 40}, Replicated());
+    Var x("x"), y("y");
+    DFunc f("f");
+    f(x, y) = v(x, y) * 2.0f;
+    Program p("narrow");
+    p.output(f, Replicated());
+    const LoweredProgram l =
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+    const DefaultSchedule *d = default_of(l, f);
+    REQUIRE(d);
+    CHECK(d->lanes == 2);
+}
+
+TEST_CASE("choose_default_schedules: none without a CPU target for it",
+          "[passes][default_schedule]") {
+    Shapes s = shapes();
+    CHECK(lower(s.program).defaults.empty());
+    CHECK(segment_funcs(lower(s.program)).count("matmul_acc") == 0);
+}
+
+TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",
+          "[passes][default_schedule]") {
+    DFunc a = input("a", Float(32), {8, 5}, Replicated());
+    DFunc b = input("b", Float(32), {5, 9}, Replicated());
+    Var x("x"), y("y");
+    Halide::RDom r(0, 5, "r");
+    DFunc c("c");
+    c(x, y) = 0.0f;
+    c(x, y) += a(x, r) * b(r, y);
+    Program p("small");
+    p.output(c, Replicated());
+    const LoweredProgram l =
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+    const DefaultSchedule *d = default_of(l, c);
+    REQUIRE(d);
+    CHECK_FALSE(d->tile);
+    CHECK(d->reordered_updates == std::vector<int>{0});
+}
+
+TEST_CASE("default schedule: results equal the reference with it and without it",
+          "[passes][default_schedule]") {
+    Shapes s = shapes();
+    for (bool on : {true, false}) {
+        INFO("default schedule " << (on ? "on" : "off"));
+        JitOptions options;
+        options.default_schedule = on;
+        check_matches_reference(s.program, {1, 3, 4, 5}, 0.0, 1, make_inputs, options);
+    }
+}
