@@ -4,7 +4,10 @@
 # deterministic path, COCONET_MPI_COLLECTIVES=deterministic), then writes
 # build/bench/results.json, build/bench/results.md (the tables) and a plot per
 # app (build/bench/<app>.png). Extra arguments go to every coconet_bench run,
-# e.g. ./scripts/bench.sh --apps adam,lamb --reps 3
+# e.g. ./scripts/bench.sh --apps adam,lamb --reps 3 --sizes 20,22
+# --torch (first) also installs PyTorch into .venv when it is missing and runs
+# apps/bench/torch_bench.py on this CPU at the benchmark's shapes, for the
+# report's PyTorch table.
 # To put a full run on docs/performance.md:
 #   .venv/bin/python scripts/bench_report.py --doc docs/performance.md build/bench build/bench/run_*.json
 #   cp build/bench/results.json build/bench/*.png docs/performance/
@@ -12,6 +15,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 OUT="$BUILD_DIR/bench"
 mkdir -p "$OUT"
+TORCH=0
+if [[ "${1:-}" == "--torch" ]]; then
+    TORCH=1
+    shift
+fi
 
 echo "[bench] building coconet_bench (an AOT library per app, variant and size)"
 cmake --build "$BUILD_DIR" -j2 --target coconet_bench
@@ -45,4 +53,15 @@ if ! python -c "import matplotlib" 2> /dev/null; then
     echo "[bench] installing matplotlib into .venv"
     python -m pip install --quiet matplotlib
 fi
-python "$ROOT/scripts/bench_report.py" "$OUT" "$OUT"/run_*.json
+REPORT_ARGS=()
+if [[ $TORCH == 1 ]]; then
+    if ! python -c "import torch" 2> /dev/null; then
+        echo "[bench] installing PyTorch into .venv"
+        python -m pip install --quiet torch
+    fi
+    echo "[bench] PyTorch on this CPU"
+    python "$ROOT/apps/bench/torch_bench.py" --device cpu --sizes cpu --ranks 2,4 \
+        --out "$OUT/torch_cpu.json"
+    REPORT_ARGS=(--torch "$OUT/torch_cpu.json")
+fi
+python "$ROOT/scripts/bench_report.py" "${REPORT_ARGS[@]}" "$OUT" "$OUT"/run_*.json

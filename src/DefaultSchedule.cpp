@@ -12,8 +12,21 @@ using namespace Halide::Internal;
 namespace {
 
 // The register tiles of a default MatMul: 16 rows of x (two AVX2 vectors, one
-// AVX-512 one) by 6 columns of y, the apps' measured micro-kernel.
-constexpr int tile_rows = 16, tile_cols = 6;
+// AVX-512 one) by 6 columns of y (12 of AVX2's 16 vector registers hold the
+// sums), 8 with AVX-512's 32.
+constexpr int tile_rows = 16;
+int tile_cols(const Halide::Target &t) {
+    using T = Halide::Target;
+    return t.features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake, T::AVX512_Cannonlake,
+                              T::AVX512_Zen4, T::AVX512_Zen5, T::AVX512_SapphireRapids})
+               ? 8
+               : 6;
+}
+
+// Outputs up to this many bytes stay in L1 while a reduction sweeps them:
+// their reduction loops then go outside all their pure loops (a GEMV's sums
+// over each few columns of the matrix, which streams through once).
+constexpr int64_t cached_output_bytes = 32 * 1024;
 
 // The pure variables and reduction variables an expression reads.
 struct IndexVars : public IRVisitor {
@@ -117,10 +130,11 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             continue;
         }
         DefaultSchedule s;
-        if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= tile_cols) {
-            s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, tile_cols};
+        const int cols = tile_cols(target);
+        if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= cols) {
+            s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, cols};
             s.why = "register tiles of " + std::to_string(tile_rows) + " x " +
-                    std::to_string(tile_cols) + " along (" + fn.args()[0] + ", " + fn.args()[1] +
+                    std::to_string(cols) + " along (" + fn.args()[0] + ", " + fn.args()[1] +
                     "), a MatMul";
             d.emplace(c, s);
             continue;
@@ -144,8 +158,14 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                 s.unrolled_updates.push_back((int)i);
             }
         }
+        int64_t bytes = fn.output_types()[0].bytes();
+        for (int e : extents) {
+            bytes *= e;
+        }
+        s.reductions_outermost = bytes <= cached_output_bytes;
         if (!s.reordered_updates.empty()) {
-            s.why += ", reduction loops outside them";
+            s.why += s.reductions_outermost ? ", reduction loops outside all its loops"
+                                            : ", reduction loops outside them";
         }
         if (!s.unrolled_updates.empty()) {
             s.why += ", the innermost unrolled by " + std::to_string(DefaultSchedule::unroll);
@@ -161,24 +181,32 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
     f.vectorize(x, s.lanes, guard);
     for (int i : s.reordered_updates) {
         const std::vector<ReductionVariable> rvars = f.function().update(i).schedule().rvars();
+        const bool unrolled =
+            std::count(s.unrolled_updates.begin(), s.unrolled_updates.end(), i) > 0;
         Halide::Stage stage = f.update(i);
-        std::vector<Halide::VarOrRVar> order = {x};
-        size_t next = 0;
-        if (std::count(s.unrolled_updates.begin(), s.unrolled_updates.end(), i)) {
-            const Halide::RVar r(rvars[0].var), outer(rvars[0].var + "_o"),
-                inner(rvars[0].var + "_i");
-            stage.split(r, outer, inner, DefaultSchedule::unroll, guard).unroll(inner);
-            order = {inner, x, outer};
-            next = 1;
+        std::vector<Halide::VarOrRVar> order, reductions, pure;
+        if (unrolled) {
+            const Halide::RVar inner(rvars[0].var + "_i");
+            stage
+                .split(Halide::RVar(rvars[0].var), Halide::RVar(rvars[0].var + "_o"), inner,
+                       DefaultSchedule::unroll, guard)
+                .unroll(inner);
+            order.push_back(inner);
         }
-        for (; next < rvars.size(); next++) {
-            order.emplace_back(Halide::RVar(rvars[next].var));
+        order.push_back(x);
+        for (size_t k = 0; k < rvars.size(); k++) {
+            reductions.emplace_back(Halide::RVar(rvars[k].var + (k == 0 && unrolled ? "_o" : "")));
         }
         for (const std::string &v : f.function().args()) {
             if (v != s.x) {
-                order.emplace_back(Halide::Var(v));
+                pure.emplace_back(Halide::Var(v));
             }
         }
+        if (s.reductions_outermost) {
+            std::swap(reductions, pure);
+        }
+        order.insert(order.end(), reductions.begin(), reductions.end());
+        order.insert(order.end(), pure.begin(), pure.end());
         stage.reorder(order).vectorize(x, s.lanes, guard);
     }
 }

@@ -10,9 +10,10 @@
 //     accumulate_in_registers(x, y, 16, 6) makes them;
 //   - any other Func: vectors along its first dimension (no wider than it);
 //     updates that write at its own pure variables run their reduction loops
-//     just outside the vector, a long innermost one in unrolled steps of 8
-//     inside it, so that the partial sums stay in a register for 8 terms (a
-//     GEMV's or a pooling's loop order).
+//     just outside the vector (outside all its loops where the Func fits in
+//     L1), a long innermost one in unrolled steps of 8 inside it, so that the
+//     partial sums stay in a register for 8 terms (a GEMV's or a pooling's
+//     loop order).
 // Funcs of a fused pass have the pass's own schedule (FusedKernel.h); GPU
 // targets get the GPU pass (GpuSchedule.h); an autoscheduler, when one is
 // named, replaces the default.
@@ -37,6 +38,9 @@ struct DefaultSchedule {
     std::string x;
     int lanes = 0;
     std::vector<int> reordered_updates, unrolled_updates;
+    // Whether those reduction loops go outside all its pure loops (an output
+    // small enough to stay in L1 while they sweep it), else just outside x.
+    bool reductions_outermost = false;
     static constexpr int unroll = 8;
     std::string why; // what the plan says of the choice
 };

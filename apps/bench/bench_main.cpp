@@ -1,10 +1,12 @@
 // Benchmarks of the apps' AOT libraries: the unscheduled program, the
-// CoCoNet schedule, the Megatron block autoscheduled, and what users write
-// today (baseline), on thread ranks or under mpirun, with a STREAM-like
-// triad measured in the same run.
+// CoCoNet schedule with and without the hand schedules of the compute, the
+// Megatron block autoscheduled, and what users write today (baseline), on
+// thread ranks or under mpirun, with a STREAM-like triad measured in the same
+// run.
 //
 //   build/apps/bench/coconet_bench [--ranks 2,4] [--reps 5] [--apps adam,lamb]
-//                                  [--collective-sizes 20,22,24] [--out results.json]
+//                                  [--sizes 20,22] [--collective-sizes 20,22,24]
+//                                  [--out results.json]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/bench/coconet_bench --mpi
 //
 // Under MPI it also times the unfused collectives alone (collective_all_reduce,
@@ -46,6 +48,7 @@ struct Options {
     std::vector<int> ranks = {2, 4};
     int reps = 5;
     std::set<std::string> apps;
+    std::set<int> log2_sizes; // the apps' sizes n = 2^k measured (empty: all built)
     std::string out = "bench_results.json";
     int64_t stream_elements = int64_t(1) << 25; // doubles per array, over all ranks
     bool mpi = false;
@@ -235,7 +238,8 @@ private:
         std::vector<std::pair<std::string, int64_t>> order;
         for (const Entry &e : entries) {
             auto key = std::make_pair(std::string(e.app), e.n);
-            if (!o_.apps.empty() && !o_.apps.count(e.app)) {
+            if ((!o_.apps.empty() && !o_.apps.count(e.app)) ||
+                (!o_.log2_sizes.empty() && !o_.log2_sizes.count((int)std::log2((double)e.n)))) {
                 continue;
             }
             if (!cases.count(key)) {
@@ -786,6 +790,10 @@ int main(int argc, char **argv) {
         } else if (a == "--apps" && has_value) {
             for (const std::string &x : split_list(argv[++i])) {
                 o.apps.insert(x);
+            }
+        } else if (a == "--sizes" && has_value) {
+            for (const std::string &k : split_list(argv[++i])) {
+                o.log2_sizes.insert(std::atoi(k.c_str()));
             }
         } else if (a == "--out" && has_value) {
             o.out = argv[++i];

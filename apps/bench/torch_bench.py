@@ -6,6 +6,11 @@ machine with PyTorch (not part of CI):
     python3 apps/bench/torch_bench.py --sizes full --ranks 1,2,4 --out torch.json
     python3 scripts/gpu_bench_report.py gpu_bench.json --torch torch.json
 
+With --device cpu (sizes `cpu`: the shapes of coconet_bench, docs/performance.md)
+it runs on the CPU with a thread per core, torch.matmul's BLAS as impl "blas";
+scripts/bench.sh --torch installs PyTorch into .venv and runs it so, and
+scripts/bench_report.py --torch puts it beside the CoCoNet rows.
+
 R ranks are simulated as R tensors on one device, as coconet_gpu_bench's
 thread ranks share one GPU: R gradients summed, then one update (what a
 data-parallel step computes after its all-reduce); R partial products summed
@@ -18,7 +23,8 @@ synchronize, the median of --reps after --warmup calls.
 import argparse
 import json
 import math
-import statistics
+import os
+import platform
 import time
 
 import torch
@@ -42,6 +48,15 @@ SIZES = {
         gemvs=[dict(tile=16, tiles=4, cols=256)],
         gemms=[gemm_config(16, 4, 8, 4)],
     ),
+    # coconet_bench's shapes at 2^20 and 2^22 (apps/bench/CMakeLists.txt).
+    "cpu": dict(
+        params=[1 << 20, 1 << 22],
+        blocks=[(256, (1 << e) // 256, 256) for e in (20, 22)],
+        embeddings=[dict(dim=64, rows=4096, tables=8, bag=8, tile=(1 << e) // 4096, tiles=8)
+                    for e in (20, 22)],
+        gemvs=[dict(tile=(1 << e) // 8192, tiles=8, cols=1024) for e in (20, 22)],
+        gemms=[gemm_config(64, 8, (1 << e) // 4096, 8) for e in (20, 22)],
+    ),
     "full": dict(
         params=[1 << 22, 1 << 24, 1 << 26],
         blocks=[(1024, 2048), (2048, 4096), (4096, 8192)],
@@ -58,8 +73,16 @@ def power_label(n):
     return f"2^{k}" if 1 << k == n else str(n)
 
 
+DEVICE = "cuda"  # or "cpu" (--device)
+
+
 def randn(*shape):
-    return torch.randn(*shape, device="cuda")
+    return torch.randn(*shape, device=DEVICE)
+
+
+def synchronize():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
 
 
 def summed(tensors):
@@ -168,8 +191,12 @@ def cases(sizes):
                     optimizer(sgd_clip_step, 1)))
         out.append(("global_norm", label, n, lambda r, n=n: 4 * n, None,
                     lambda ranks, n=n: {"eager": (global_norm, (randn(n).chunk(ranks),))}))
-    for hidden, tokens in sizes["blocks"]:
-        label, n, ffn = f"{hidden}x{tokens}", hidden * tokens, 4 * hidden
+    for block in sizes["blocks"]:
+        # (hidden, tokens[, ffn]): the FFN 4 x hidden unless given.
+        hidden, tokens = block[:2]
+        ffn = block[2] if len(block) > 2 else 4 * hidden
+        n = hidden * tokens
+        label = power_label(n) if DEVICE == "cpu" else f"{hidden}x{tokens}"
 
         def mlp(ranks, hidden=hidden, tokens=tokens, ffn=ffn):
             x = randn(tokens, hidden)
@@ -196,8 +223,8 @@ def cases(sizes):
             shape = (c["tiles"], c["tables"], c["tile"], c["dim"])
             flat = randn(c["tables"] * c["rows"], c["dim"])
             indices = torch.randint(0, 1 << 20, (c["tiles"], c["tables"], c["tile"], c["bag"]),
-                                    device="cuda")
-            offsets = (torch.arange(c["tables"], device="cuda") * c["rows"]).view(1, -1, 1, 1)
+                                    device=DEVICE)
+            offsets = (torch.arange(c["tables"], device=DEVICE) * c["rows"]).view(1, -1, 1, 1)
             rows = (indices % c["rows"] + offsets).view(-1, c["bag"])
             return {"eager": (embedding_all_to_all, (flat, rows, shape, ranks))}
 
@@ -234,19 +261,19 @@ def cases(sizes):
 def median_ms(fn, args, reps, warmup):
     for _ in range(warmup):
         fn(*args)
-    torch.cuda.synchronize()
+    synchronize()
     times = []
     for _ in range(reps):
         start = time.perf_counter()
         fn(*args)
-        torch.cuda.synchronize()
+        synchronize()
         times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2] * 1e3, times[0] * 1e3, times[-1] * 1e3
 
 
 def copy_gbps(nbytes):
-    a = torch.empty(nbytes // 4, device="cuda")
+    a = torch.empty(nbytes // 4, device=DEVICE)
     b = torch.empty_like(a)
     ms, _, _ = median_ms(b.copy_, (a,), 10, 1)
     return 2 * nbytes / ms / 1e6
@@ -260,16 +287,24 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--workloads", default="", help="comma-separated; default all")
     parser.add_argument("--out", default="torch_bench.json")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--no-compile", action="store_true", help="eager only")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
+    global DEVICE
+    DEVICE = args.device
+    if DEVICE == "cuda" and not torch.cuda.is_available():
         print("[SKIP] no GPU")
         return
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
     torch.manual_seed(0)
-    device = torch.cuda.get_device_name()
-    copy = copy_gbps((256 if args.sizes == "full" else 4) << 20)
+    if DEVICE == "cuda":
+        device = torch.cuda.get_device_name()
+    else:
+        torch.set_num_threads(os.cpu_count())
+        device = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs"
+    copy = copy_gbps((4 if args.sizes == "smoke" else 256) << 20)
     print(f"device: {device}, torch {torch.__version__}; copy bandwidth {copy:.1f} GB/s")
     only = set(filter(None, args.workloads.split(",")))
     records = []
@@ -281,12 +316,16 @@ def main():
                 continue
             impls = make(ranks)
             fn, fn_args = impls["eager"]
-            torch._dynamo.reset()  # a fresh compile per shape, never a fallback to eager
-            impls["compile"] = (torch.compile(fn), fn_args)
+            if not args.no_compile:
+                torch._dynamo.reset()  # a fresh compile per shape, never a fallback to eager
+                impls["compile"] = (torch.compile(fn), fn_args)
             for impl, (fn, fn_args) in impls.items():
                 ms, ms_min, ms_max = median_ms(fn, fn_args, args.reps, args.warmup)
                 nbytes = bytes_model(ranks) if bytes_model else None
-                name = "cublas" if impl == "cublas" else "torch_" + impl
+                if impl == "cublas":
+                    name = "cublas" if DEVICE == "cuda" else "blas"
+                else:
+                    name = "torch_" + impl
                 records.append(dict(
                     workload=workload, schedule=impl, impl=name, size=size, n=n, ranks=ranks,
                     device=device, backend=f"torch {torch.__version__}", ms=ms, ms_min=ms_min,
@@ -297,7 +336,8 @@ def main():
                     ok=True, tiles=""))
                 print(f"{workload:20} {name:13} {size:9} R={ranks}  {ms:9.3f} ms", flush=True)
             del impls
-            torch.cuda.empty_cache()
+            if DEVICE == "cuda":
+                torch.cuda.empty_cache()
     with open(args.out, "w") as f:
         json.dump(records, f, indent=1)
     print(f"wrote {len(records)} records to {args.out}")
