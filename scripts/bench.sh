@@ -9,7 +9,8 @@
 # apps/bench/torch_bench.py on this CPU at the benchmark's shapes, for the
 # report's PyTorch table.
 # To put a full run on docs/performance.md:
-#   .venv/bin/python scripts/bench_report.py --doc docs/performance.md build/bench build/bench/run_*.json
+#   .venv/bin/python scripts/bench_report.py --doc docs/performance.md \
+#       [--torch build/bench/torch_cpu.json] build/bench build/bench/run_*.json
 #   cp build/bench/results.json build/bench/*.png docs/performance/
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"

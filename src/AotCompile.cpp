@@ -88,6 +88,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
                          .with_feature(Halide::Target::StrictFloat);
     compile.function_name = options.function_name;
     compile.autoscheduler = options.autoscheduler;
+    compile.autoscheduler_params = options.autoscheduler_params;
     compile.default_schedule = options.default_schedule;
     compile.estimate_ranks = options.ranks > 0 ? options.ranks : 2;
     const bool gpu = compile.target.has_gpu_feature();

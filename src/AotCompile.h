@@ -7,6 +7,7 @@
 #ifndef COCONET_AOT_COMPILE_H
 #define COCONET_AOT_COMPILE_H
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct AotOptions {
     // A Halide autoscheduler (its plugin loaded) for the segments the user
     // left unscheduled (AutoSchedule.h); empty: none.
     std::string autoscheduler;
+    std::map<std::string, std::string> autoscheduler_params; // its parameters
     // The default schedule (DefaultSchedule.h) where there is no autoscheduler.
     bool default_schedule = true;
 };

@@ -1,5 +1,6 @@
 #include "AutoSchedule.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -114,10 +115,10 @@ private:
 // their schedules carry back by name.
 struct StandIn {
     Halide::Pipeline pipeline;
-    std::map<std::string, Function> env;      // the copies, by name
-    std::set<std::string> root;               // the Funcs collectives read
-    int collectives = 0;                      // each one's result an input of the stand-in
-    std::set<std::string> funcs;              // the pipeline's, before scheduling
+    std::map<std::string, Function> env; // the copies, by name
+    std::set<std::string> root;          // the Funcs collectives read
+    int collectives = 0;                 // each one's result an input of the stand-in
+    std::set<std::string> funcs;         // the pipeline's, before scheduling
 };
 
 StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &env,
@@ -233,11 +234,35 @@ void carry_back(const StandIn &s, std::map<std::string, Function> &env,
     }
 }
 
+// Halide 21's autoschedulers abort the process (an exception thrown while
+// unwinding) on a parameter they do not know, so those of the three CPU ones
+// are checked here first; another plugin's go to it as they are.
+void check_params(const std::string &name, const std::map<std::string, std::string> &params) {
+    static const std::map<std::string, std::vector<std::string>> known = {
+        {"Adams2019",
+         {"parallelism", "beam_size", "random_dropout", "random_dropout_seed", "weights_path",
+          "disable_subtiling", "disable_memoized_features", "disable_memoized_blocks",
+          "memory_limit"}},
+        {"Li2018", {"parallelism"}},
+        {"Mullapudi2016", {"parallelism", "last_level_cache_size", "balance"}},
+    };
+    auto it = known.find(name);
+    if (it == known.end()) {
+        return;
+    }
+    for (const auto &[key, value] : params) {
+        coconet_user_assert(std::count(it->second.begin(), it->second.end(), key))
+            << "autoscheduler " << name << " has no parameter '" << key << "' (set to '" << value
+            << "'); it has: " << join(it->second);
+    }
+}
+
 } // namespace
 
-std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
-                                 const std::string &name, const Halide::Target &target,
-                                 int ranks) {
+std::string autoschedule_segment(const HalideSegment &h, const Analysis &a, const std::string &name,
+                                 const Halide::Target &target, int ranks,
+                                 const std::map<std::string, std::string> &params) {
+    check_params(name, params);
     std::map<std::string, Function> env = pipeline_functions(h.pipeline);
     const std::vector<std::string> kept = user_scheduled(env);
     if (!kept.empty()) {
@@ -248,10 +273,13 @@ std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
         p.set_estimates(estimate(h.param_values[i], a, ranks));
     }
     StandIn s = stand_in(h, env, a, ranks);
-    Halide::AutoschedulerParams params(name);
-    params.extra["parallelism"] = "1"; // one thread per rank
+    Halide::AutoschedulerParams chosen(name);
+    chosen.extra["parallelism"] = "1"; // one thread per rank
+    for (const auto &[key, value] : params) {
+        chosen.extra[key] = value;
+    }
     try {
-        s.pipeline.apply_autoscheduler(target, params);
+        s.pipeline.apply_autoscheduler(target, chosen);
     } catch (const Halide::Error &e) {
         coconet_user_assert(false)
             << "autoscheduler " << name << " failed on a segment computing "

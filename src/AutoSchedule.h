@@ -22,6 +22,7 @@
 #ifndef COCONET_AUTO_SCHEDULE_H
 #define COCONET_AUTO_SCHEDULE_H
 
+#include <map>
 #include <string>
 
 #include "LowerSpmd.h"
@@ -29,11 +30,13 @@
 namespace coconet {
 
 // Schedules segment h's pipeline with autoscheduler `name` (its plugin
-// loaded beforehand) for `target`, one thread per rank, estimating `ranks`
-// ranks. Returns the plan's line for the segment.
-std::string autoschedule_segment(const HalideSegment &h, const Analysis &a,
-                                 const std::string &name, const Halide::Target &target,
-                                 int ranks);
+// loaded beforehand) for `target`, estimating `ranks` ranks, with the
+// autoscheduler's parameters `params` (Halide's AutoschedulerParams::extra;
+// parallelism defaults to 1, a thread per rank). Returns the plan's line for
+// the segment.
+std::string autoschedule_segment(const HalideSegment &h, const Analysis &a, const std::string &name,
+                                 const Halide::Target &target, int ranks,
+                                 const std::map<std::string, std::string> &params = {});
 
 } // namespace coconet
 

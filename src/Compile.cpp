@@ -52,10 +52,11 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
         if (!step.pipeline.empty()) {
             const HalideSegment &h = seg.halide;
             if (!options.autoscheduler.empty()) {
-                const std::string line = "  " + step.pipeline + ": " +
-                                         autoschedule_segment(h, a, options.autoscheduler, target,
-                                                              options.estimate_ranks) +
-                                         "\n";
+                const std::string line =
+                    "  " + step.pipeline + ": " +
+                    autoschedule_segment(h, a, options.autoscheduler, target,
+                                         options.estimate_ranks, options.autoscheduler_params) +
+                    "\n";
                 autoscheduled << line;
                 debug_dump("autoschedule_segment", program, [&] { return line; });
             }

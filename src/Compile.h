@@ -10,6 +10,7 @@
 #define COCONET_COMPILE_H
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct CompileOptions {
     // left unscheduled (AutoSchedule.h), estimating `estimate_ranks` ranks;
     // empty: none.
     std::string autoscheduler;
+    std::map<std::string, std::string> autoscheduler_params;
     int estimate_ranks = 2;
     // The default schedule (DefaultSchedule.h) for the Funcs the user left
     // unscheduled, on a CPU target without an autoscheduler.

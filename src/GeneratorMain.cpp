@@ -4,7 +4,8 @@
 //
 //   <generator-exe> -g <name> -o <dir> [-f <function>] [-n <file base>]
 //                   [-p <autoscheduler plugin>] target=<halide target>
-//                   [autoscheduler=<name>] [param=value ...]
+//                   [autoscheduler=<name>] [autoscheduler.<key>=<value> ...]
+//                   [param=value ...]
 //   <generator-exe> -l            lists the registered generators and their parameters
 //
 // Writes <dir>/<base>_halide.a (the Halide pipelines and fused kernels, with
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "AotSource.h"
 #include "Error.h"
@@ -27,7 +29,8 @@ namespace {
 int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s -g <generator> -o <dir> [-f <function>] [-n <file base>] "
-                 "[-p <plugin>] target=<target> [autoscheduler=<name>] [param=value ...]\n"
+                 "[-p <plugin>] target=<target> [autoscheduler=<name>] "
+                 "[autoscheduler.<key>=<value> ...] [param=value ...]\n"
                  "       %s -l\n",
                  argv0, argv0);
     return 2;
@@ -55,6 +58,7 @@ void list_generators() {
 int main(int argc, char **argv) {
     std::string generator, dir, function, base, plugin, autoscheduler, target = "host";
     std::vector<std::pair<std::string, std::string>> params;
+    std::map<std::string, std::string> autoscheduler_params;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         if (a == "-l") {
@@ -80,6 +84,8 @@ int main(int argc, char **argv) {
             target = a.substr(eq + 1);
         } else if (a.substr(0, eq) == "autoscheduler") {
             autoscheduler = a.substr(eq + 1);
+        } else if (a.rfind("autoscheduler.", 0) == 0) {
+            autoscheduler_params[a.substr(14, eq - 14)] = a.substr(eq + 1);
         } else {
             params.emplace_back(a.substr(0, eq), a.substr(eq + 1));
         }
@@ -110,6 +116,7 @@ int main(int argc, char **argv) {
         options.generator = generator;
         options.params = g->params_string();
         options.autoscheduler = autoscheduler;
+        options.autoscheduler_params = autoscheduler_params;
         options.default_schedule = g->default_schedule;
         std::printf("[coconet] %s: generator %s (%s), target %s%s%s\n", function.c_str(),
                     generator.c_str(), options.params.c_str(), target.c_str(),

@@ -15,11 +15,11 @@ namespace coconet {
 // thread); with `when` defined, only in a specialization on it (otherwise f
 // runs on the host). Returns "" when scheduled; otherwise leaves f alone and
 // says why it stays on the host: a scalar (no dimension to tile), an extern
-// stage, Halide directives of the user's (or of register tiles), an update that writes other than at its pure variables, or a value
-// or index that calls a host function (the runtime's coconet_rank /
-// coconet_size, any extern), also through the Funcs inlined into it.
-// Reduction bounds may call them: Halide computes loop bounds on the host
-// and passes them to the kernel (a rank's slice of a sliced contraction).
+// stage, Halide directives of the user's (or of register tiles), an update that writes other than
+// at its pure variables, or a value or index that calls a host function (the runtime's coconet_rank
+// / coconet_size, any extern), also through the Funcs inlined into it. Reduction bounds may call
+// them: Halide computes loop bounds on the host and passes them to the kernel (a rank's slice of a
+// sliced contraction).
 std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
 
 // For a Func of a segment (by name, without Halide's uniquifying suffix):

@@ -203,6 +203,7 @@ JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
     options.target = jit.target.with_feature(Halide::Target::StrictFloat);
     options.function_name = program.name();
     options.autoscheduler = jit.autoscheduler;
+    options.autoscheduler_params = jit.autoscheduler_params;
     options.estimate_ranks = jit.estimate_ranks;
     options.default_schedule = jit.default_schedule;
     compiled_ = std::make_unique<CompiledProgram>(

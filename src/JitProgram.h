@@ -50,6 +50,9 @@ struct JitOptions {
     // from `autoscheduler_plugin` when that is given (else it must be loaded
     // already: Halide::load_plugin). Its estimates are for `estimate_ranks`.
     std::string autoscheduler, autoscheduler_plugin;
+    // Its parameters (Halide's AutoschedulerParams::extra, e.g. Adams2019's
+    // "beam_size"); "parallelism" is 1 unless given (a thread per rank).
+    std::map<std::string, std::string> autoscheduler_params;
     int estimate_ranks = 2;
 };
 

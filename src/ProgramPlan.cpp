@@ -50,7 +50,7 @@ void add_pipeline(const HalideSegment &h, const std::string &name, ValueTable &v
 }
 
 ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis &a,
-                   const std::string &name, ValueTable &values) {
+                      const std::string &name, ValueTable &values) {
     const FuncInfo &info = g.sliced_info(a);
     ProgramStep step;
     step.kind = COCONET_STEP_FUSED;

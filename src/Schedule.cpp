@@ -296,8 +296,7 @@ DFunc &DFunc::accumulate_in_registers(const Halide::Var &x, const Halide::Var &y
         }
     }
     coconet_user_assert(!c.register_tile) << where << c.name << " already accumulates in tiles.";
-    contents->register_tile =
-        DFuncContents::RegisterTile{x.name(), y.name(), x_factor, y_factor};
+    contents->register_tile = DFuncContents::RegisterTile{x.name(), y.name(), x_factor, y_factor};
     return *this;
 }
 

@@ -135,3 +135,23 @@ TEST_CASE("autoschedule_segment: a segment the user scheduled keeps its schedule
     CHECK(line.rfind("kept the user's schedule (", 0) == 0);
     CHECK(line.find("hidden") != std::string::npos);
 }
+
+TEST_CASE("JitProgram: an autoscheduler as an option, with its parameters",
+          "[passes][autoschedule]") {
+    apps::MlpConfig c;
+    c.batch = 5;
+    c.hidden = 12;
+    c.ffn = 19;
+    c.hand_schedule = false;
+    JitOptions options;
+    options.autoscheduler = "Adams2019";
+    options.autoscheduler_plugin = COCONET_ADAMS2019;
+    options.autoscheduler_params = {{"beam_size", "1"}};
+    coconet_test::check_matches_reference(apps::megatron_mlp(c), {1, 3, 4}, 0.0, 1, make_inputs,
+                                          options);
+    // A parameter the autoscheduler does not have is refused, by name.
+    options.autoscheduler_params = {{"no_such_parameter", "1"}};
+    CHECK_THAT(
+        coconet_test::message_of<UserError>([&] { JitProgram(apps::megatron_mlp(c), options); }),
+        Catch::Matchers::Contains("no_such_parameter"));
+}

@@ -47,8 +47,7 @@ TEST_CASE("gpu_tile_func: elementwise Funcs and in-place reductions become kerne
 TEST_CASE("gpu_tile_func: says why a Func stays on the host", "[passes][gpu]") {
     Var x("x");
     RDom k(0, 8, "k");
-    Func scalar("scalar"), scatter("scatter"), calls("calls"), inlined("inlined"),
-        reader("reader");
+    Func scalar("scalar"), scatter("scatter"), calls("calls"), inlined("inlined"), reader("reader");
     scalar() = 1.0f;
     CHECK(gpu_tile_func(scalar) == "a scalar");
 
@@ -112,7 +111,7 @@ TEST_CASE("gpu_tile_func: reduction bounds may call host functions", "[passes][g
     in.compute_root();
     RDom k(host_rank() * 4, 4, "k");
     part(x) = 0;
-    part(x) += in(k) * x;
+    part(x) += in(k)*x;
     CHECK(gpu_tile_func(part) == "");
     const Halide::Target t = Halide::get_host_target()
                                  .with_feature(Halide::Target::OpenCL)
