@@ -13,6 +13,9 @@
 namespace coconet {
 namespace apps {
 
+// This rank's box of argument i (an input or output) of the library, unset.
+Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size);
+
 // This rank's boxes of the library's outputs, keyed by name.
 RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size);
 

@@ -8,18 +8,21 @@
 namespace coconet {
 namespace apps {
 
+Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size) {
+    const coconet_value_info &v = p->values[p->args[i]];
+    int32_t min[4], extent[4];
+    coconet_arg_box(p, i, rank, size, min, extent);
+    std::vector<Range> box;
+    for (int d = 0; d < v.dims; d++) {
+        box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+    }
+    return allocate_box(Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
+}
+
 RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size) {
     RankBuffers out;
     for (int i = p->ninputs; i < p->ninputs + p->noutputs; i++) {
-        const coconet_value_info &v = p->values[p->args[i]];
-        int32_t min[4], extent[4];
-        coconet_arg_box(p, i, rank, size, min, extent);
-        std::vector<Range> box;
-        for (int d = 0; d < v.dims; d++) {
-            box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
-        }
-        out[v.name] =
-            allocate_box(Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
+        out[p->values[p->args[i]].name] = allocate_aot_arg(p, i, rank, size);
     }
     return out;
 }

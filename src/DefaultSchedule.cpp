@@ -44,24 +44,42 @@ struct IndexVars : public IRVisitor {
 };
 
 // What each call to a Func or buffer in `e` is indexed by (calls within its
-// arguments included).
-std::vector<IndexVars> operands(const Halide::Expr &e) {
+// arguments included): all its arguments, and its first (innermost) one.
+struct Operand {
+    IndexVars all, first;
+};
+std::vector<Operand> operands(const Halide::Expr &e) {
     struct Calls : public IRVisitor {
-        std::vector<IndexVars> found;
+        std::vector<Operand> found;
         using IRVisitor::visit;
         void visit(const Call *op) override {
             if (op->call_type == Call::Halide || op->call_type == Call::Image) {
-                IndexVars v;
+                Operand o;
                 for (const Halide::Expr &arg : op->args) {
-                    arg.accept(&v);
+                    arg.accept(&o.all);
                 }
-                found.push_back(v);
+                if (!op->args.empty()) {
+                    op->args[0].accept(&o.first);
+                }
+                found.push_back(o);
             }
             IRVisitor::visit(op);
         }
     } calls;
     e.accept(&calls);
     return calls.found;
+}
+
+// Whether every operand of `e` that varies along x varies along it only in
+// its innermost dimension: vectors along x then load contiguous memory, where
+// an x further out would make every lane a load of its own.
+bool contiguous_along(const Halide::Expr &e, const std::string &x) {
+    for (const Operand &o : operands(e)) {
+        if (o.all.pure.count(x) && !o.first.pure.count(x)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // Whether update u writes at fn's own pure variables, in their order.
@@ -92,9 +110,10 @@ bool is_matmul(const Function &fn) {
             return false;
         }
         bool along_x = false, along_y = false;
-        for (const IndexVars &o : operands(u.values()[0])) {
-            along_x = along_x || (o.reduction && o.pure.count(x) && !o.pure.count(y));
-            along_y = along_y || (o.reduction && o.pure.count(y) && !o.pure.count(x));
+        for (const Operand &o : operands(u.values()[0])) {
+            const IndexVars &v = o.all;
+            along_x = along_x || (v.reduction && v.pure.count(x) && !v.pure.count(y));
+            along_y = along_y || (v.reduction && v.pure.count(y) && !v.pure.count(x));
         }
         contracts = contracts || (along_x && along_y);
     }
@@ -150,8 +169,8 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         s.why = "vectors of " + std::to_string(s.lanes) + " along " + s.x;
         for (size_t i = 0; i < fn.updates().size(); i++) {
             const Definition &u = fn.updates()[i];
-            if (!writes_at_pure_vars(fn, u)) {
-                continue;
+            if (!writes_at_pure_vars(fn, u) || !contiguous_along(u.values()[0], s.x)) {
+                continue; // Halide's loops: serial, in the definition's order
             }
             s.reordered_updates.push_back((int)i);
             if (long_innermost_rvar(u)) {

@@ -9,11 +9,13 @@
 //     not depend on x, both indexed by the reduction): register tiles, as
 //     accumulate_in_registers(x, y, 16, 6) makes them;
 //   - any other Func: vectors along its first dimension (no wider than it);
-//     updates that write at its own pure variables run their reduction loops
-//     just outside the vector (outside all its loops where the Func fits in
-//     L1), a long innermost one in unrolled steps of 8 inside it, so that the
-//     partial sums stay in a register for 8 terms (a GEMV's or a pooling's
-//     loop order).
+//     updates that write at its own pure variables, and read along that
+//     dimension only in their operands' innermost one (contiguous vectors),
+//     run their reduction loops just outside the vector (outside all its
+//     loops where the Func fits in L1), a long innermost one in unrolled
+//     steps of 8 inside it, so that the partial sums stay in a register for
+//     8 terms (a GEMV's or a pooling's loop order). Other updates keep
+//     Halide's serial loops (a LayerNorm's mean over each token's features).
 // Funcs of a fused pass have the pass's own schedule (FusedKernel.h); GPU
 // targets get the GPU pass (GpuSchedule.h); an autoscheduler, when one is
 // named, replaces the default.

@@ -6,7 +6,7 @@
 //
 //   build/apps/bench/coconet_bench [--ranks 2,4] [--reps 5] [--apps adam,lamb]
 //                                  [--sizes 20,22] [--collective-sizes 20,22,24]
-//                                  [--out results.json]
+//                                  [--check-reference] [--out results.json]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/bench/coconet_bench --mpi
 //
 // Under MPI it also times the unfused collectives alone (collective_all_reduce,
@@ -16,7 +16,9 @@
 // in window memory (coconet_mpi_alloc: fused passes use them in place), as a
 // user who read the docs allocates them; --plain-buffers gives them ordinary
 // memory instead. scripts/bench.sh runs it all and plots it
-// (docs/performance.md). Every variant's output is checked against the first's.
+// (docs/performance.md). Every variant's output is checked against the first's
+// (the unscheduled program's), and with --check-reference that one against the
+// single-process reference.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,6 +56,9 @@ struct Options {
     bool mpi = false;
     bool window_memory = true; // under MPI, the AOT calls' buffers (--plain-buffers: off)
     double timeout = 120;
+    // The first variant of each app (its unscheduled library) against the
+    // single-process reference too, from every rank's inputs (small sizes).
+    bool check_reference = false;
     std::vector<int> collective_log2_sizes = {20, 22, 24}; // the collective rows' n = 2^k
 };
 
@@ -125,6 +130,23 @@ void fill(Halide::Buffer<float> b, const std::string &name, int rank, bool local
     });
 }
 
+// Input i of library p as rank `rank` of `size` holds it, filled.
+Halide::Buffer<> bench_input(const coconet_aot_program *p, int i, int rank, int size) {
+    const coconet_value_info &v = p->values[p->args[i]];
+    const bool local = v.layout == COCONET_LAYOUT_LOCAL;
+    Halide::Buffer<> b = apps::allocate_aot_arg(p, i, rank, size);
+    if (b.type() == Halide::Int(32)) {
+        // Indices: any integer (the operators wrap them around).
+        Halide::Buffer<float> f = Halide::Buffer<float>::make_with_shape_of(b.as<int32_t>());
+        fill(f, v.name, rank, local, v.extents);
+        Halide::Buffer<int32_t>(b).for_each_element(
+            [&](const int *x) { b.as<int32_t>()(x) = (int32_t)(f(x) * 1e6f); });
+    } else {
+        fill(Halide::Buffer<float>(b), v.name, rank, local, v.extents);
+    }
+    return b;
+}
+
 // One call of an AOT library on this rank with its buffers prepared: inputs
 // filled (or given), outputs allocated.
 struct AotCall {
@@ -141,29 +163,7 @@ struct AotCall {
             const coconet_value_info &v = p->values[p->args[i]];
             if (i < p->ninputs) {
                 auto it = given.find(v.name);
-                if (it != given.end()) {
-                    buffers[v.name] = it->second;
-                } else {
-                    int32_t min[4], extent[4];
-                    coconet_arg_box(p, i, rank, size, min, extent);
-                    std::vector<Range> box;
-                    for (int d = 0; d < v.dims; d++) {
-                        box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
-                    }
-                    const bool local = v.layout == COCONET_LAYOUT_LOCAL;
-                    Halide::Buffer<> b = allocate_box(
-                        Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
-                    if (b.type() == Halide::Int(32)) {
-                        // Indices: any integer (the operators wrap them around).
-                        Halide::Buffer<float> f = allocate_box(Halide::Float(32), box);
-                        fill(f, v.name, rank, local, v.extents);
-                        Halide::Buffer<int32_t>(b).for_each_element(
-                            [&](const int *x) { b.as<int32_t>()(x) = (int32_t)(f(x) * 1e6f); });
-                    } else {
-                        fill(Halide::Buffer<float>(b), v.name, rank, local, v.extents);
-                    }
-                    buffers[v.name] = b;
-                }
+                buffers[v.name] = it != given.end() ? it->second : bench_input(p, i, rank, size);
             }
             args.push_back(buffers.at(v.name).raw_buffer());
         }
@@ -488,6 +488,20 @@ private:
                 [out] { return Halide::Buffer<>(out); }};
     }
 
+    // This rank's main output of library p by the single-process reference,
+    // from the inputs every rank is given.
+    Halide::Buffer<> reference_output(const coconet_aot_program *p, const std::string &app) {
+        std::vector<RankBuffers> inputs(size_);
+        for (int r = 0; r < size_; r++) {
+            for (int i = 0; i < p->ninputs; i++) {
+                inputs[r][p->values[p->args[i]].name] = bench_input(p, i, r, size_);
+            }
+        }
+        return Reference(apps::aot_program_source(p))
+            .run(size_, inputs)[rank_]
+            .at(main_output(app));
+    }
+
     void run_case(const std::string &app, int64_t n,
                   const std::map<std::string, const Entry *> &variants) {
         if (app == "pipeline_stage" && size_ < 2) {
@@ -511,7 +525,10 @@ private:
         if (has_blas_kernel(app)) {
             made.emplace_back("blas", [&] { return baseline(app, n, variants, true); });
         }
-        time_variants(app, n, made);
+        const Entry *first = variants.count("unscheduled") ? variants.at("unscheduled") : nullptr;
+        time_variants(app, n, made,
+                      o_.check_reference && first ? reference_output(first->program, app)
+                                                  : Halide::Buffer<>());
         if (has_blas_kernel(app)) {
             compute_alone(app, n, producer_of(variants));
         }
@@ -604,8 +621,10 @@ private:
     // (sub-millisecond steps take up to 2x longer than run back to back).
     // Larger ones are made and timed one at a time, so that one variant's
     // buffers exist at once.
+    // `expected`, when given, is the first variant's output by the reference.
     void time_variants(const std::string &app, int64_t n,
-                       const std::vector<std::pair<const char *, std::function<Variant()>>> &made) {
+                       const std::vector<std::pair<const char *, std::function<Variant()>>> &made,
+                       const Halide::Buffer<> &expected = Halide::Buffer<>()) {
         const bool interleave = n <= (int64_t(1) << 24);
         Halide::Buffer<> reference;
         double scale = 1;
@@ -618,6 +637,9 @@ private:
                 reference = out.copy();
                 Halide::Buffer<float>(reference).for_each_value(
                     [&](float x) { scale = std::max(scale, (double)std::fabs(x)); });
+                if (expected.defined()) {
+                    diff = max_abs_diff({{{"out", out}}}, {{{"out", expected}}});
+                }
             } else {
                 diff = max_abs_diff({{{"out", out}}}, {{{"out", reference}}});
             }
@@ -722,15 +744,23 @@ private:
         if (rank_ == 0) {
             records_->push_back(r);
         }
-        // The direct path and the default schedule keep the reference's order. The baselines add up
-        // in other orders, LAMB's norms over the whole tensor in float too,
-        // so they are only checked to agree to 1e-3 of the output's magnitude.
-        const bool ours =
-            std::strcmp(variant, "coconet") == 0 || std::strcmp(variant, "default") == 0;
+        // CoCoNet's libraries keep the reference's order (the direct path, the
+        // default schedule; MPI's own all-reduce rounds differently). The
+        // baselines add up in other orders, LAMB's norms over the whole tensor
+        // in float too, so they are only checked to agree to 1e-3 of the
+        // output's magnitude. The unscheduled program is the others'
+        // reference, checked against the single-process one with
+        // --check-reference.
+        const bool unscheduled = std::strcmp(variant, "unscheduled") == 0;
+        const bool ours = unscheduled || std::strcmp(variant, "coconet") == 0 ||
+                          std::strcmp(variant, "default") == 0;
         const double tolerance = (ours ? 1e-6 : 1e-3) * scale;
-        coconet_user_assert(diff <= tolerance) << app << " (" << variant << ", n = " << n << ", "
-                                               << size_ << " ranks): output differs "
-                                               << "from the unscheduled program's by " << diff;
+        coconet_user_assert(diff <= tolerance)
+            << app << " (" << variant << ", n = " << n << ", " << size_
+            << " ranks): output differs "
+            << (unscheduled ? "from the single-process reference's"
+                            : "from the unscheduled program's")
+            << " by " << diff;
     }
 
     coconet_comm *comm_;
@@ -812,6 +842,8 @@ int main(int argc, char **argv) {
             }
         } else if (a == "--stream-elements" && has_value) {
             o.stream_elements = std::atoll(argv[++i]);
+        } else if (a == "--check-reference") {
+            o.check_reference = true;
         } else if (a == "--mpi") {
             o.mpi = true;
         } else if (a == "--plain-buffers") {

@@ -195,6 +195,27 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
     CHECK(d->lanes == 2);
 }
 
+TEST_CASE("choose_default_schedules: a reduction read across its vectors keeps its serial loops",
+          "[passes][default_schedule]") {
+    // A LayerNorm's mean per token: token t's features are y(0..h, t), so
+    // vectors along t would load a strided element per lane.
+    DFunc y = input("y", Float(32), {24, 40}, Replicated());
+    Var t("t");
+    Halide::RDom k(0, 24, "k");
+    DFunc mean("mean");
+    mean(t) = 0.0f;
+    mean(t) += y(k, t) / 24.0f;
+    Program p("mean");
+    p.output(mean, Replicated());
+    const LoweredProgram l =
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+    const DefaultSchedule *d = default_of(l, mean);
+    REQUIRE(d);
+    CHECK(d->reordered_updates.empty());
+    CHECK_FALSE(has_vectorized_loop(segment_funcs(l).at("mean").update(0)));
+    CHECK(has_vectorized_loop(segment_funcs(l).at("mean").definition()));
+}
+
 TEST_CASE("choose_default_schedules: none without a CPU target for it",
           "[passes][default_schedule]") {
     Shapes s = shapes();
