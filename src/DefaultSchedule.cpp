@@ -198,6 +198,11 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
     const Halide::Var x(s.x);
     f.vectorize(x, s.lanes, guard);
+    for (int i = 0; i < (int)f.function().updates().size(); i++) {
+        if (!std::count(s.reordered_updates.begin(), s.reordered_updates.end(), i)) {
+            f.update(i).unscheduled(); // Halide's loops, on purpose
+        }
+    }
     for (int i : s.reordered_updates) {
         const std::vector<ReductionVariable> rvars = f.function().update(i).schedule().rvars();
         const bool unrolled =
