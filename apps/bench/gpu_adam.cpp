@@ -10,10 +10,14 @@
 // Bytes per element of a step (all ranks together): 4R (the gradients) + 4
 // (the parameter) + 8 (m, v) read, 8 (m, v) + 4 (the rank's slice of the new
 // parameter) written. The gather of the new parameters into every rank's copy
-// is the communicator's work and not counted.
+// is the communicator's work and not counted. Every rank's outputs are then
+// checked against Adam's update computed here (the inputs are constants per
+// value and rank, so every element has one expected value).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,6 +54,33 @@ double copy_bandwidth(size_t bytes, int reps) {
     cudaFree(a);
     cudaFree(b);
     return 2.0 * bytes * reps / t;
+}
+
+// The constant each input holds: rank q's gradient 0.01 (q + 1), and w, m, v
+// distinct values, so that a kernel mixing them up fails the check.
+float input_value(const char *name, int rank) {
+    return std::strcmp(name, "w") == 0   ? 0.5f
+           : std::strcmp(name, "m") == 0 ? 0.25f
+           : std::strcmp(name, "v") == 0 ? 0.125f
+                                         : 0.01f * (rank + 1);
+}
+
+// Adam's outputs for those inputs (gradients summed over `size` ranks, step 1,
+// the generator's defaults), by output name; NAN for a name it does not know.
+float expected_output(const char *name, int size) {
+    const float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+    float g = 0;
+    for (int q = 0; q < size; q++) {
+        g += input_value("g", q);
+    }
+    const float m = beta1 * input_value("m", 0) + (1 - beta1) * g;
+    const float v = beta2 * input_value("v", 0) + (1 - beta2) * g * g;
+    const float w =
+        input_value("w", 0) - lr * (m / (1 - beta1)) / (std::sqrt(v / (1 - beta2)) + eps);
+    return std::strcmp(name, "m_new") == 0   ? m
+           : std::strcmp(name, "v_new") == 0 ? v
+           : name[0] == 'w'                  ? w // w_new, or its slice
+                                             : NAN;
 }
 
 // This rank's box of value v, on the device, filled with `fill`.
@@ -93,12 +124,13 @@ int main(int argc, char **argv) {
     // of the kernel's other inputs and its slices of the outputs.
     std::vector<FloatBuffer> grads;
     for (int q = 0; q < size; q++) {
-        grads.push_back(device_box(p, step.src, q, size, 0.01f * (q + 1)));
+        grads.push_back(device_box(p, step.src, q, size, input_value("g", q)));
     }
     std::vector<std::vector<FloatBuffer>> extras(size), outs(size);
     for (int r = 0; r < size; r++) {
         for (int e = 0; e < step.nextras; e++) {
-            extras[r].push_back(device_box(p, step.extras[e], r, size, 0.5f));
+            const int v = step.extras[e];
+            extras[r].push_back(device_box(p, v, r, size, input_value(p->values[v].name, r)));
         }
         int64_t begin = 0, end = 0;
         coconet_slice_range(n, size, r, &begin, &end);
@@ -143,6 +175,30 @@ int main(int argc, char **argv) {
         }
     }
     const double t = seconds_since(start) / reps;
+    // Every element of every rank's outputs, against Adam's update.
+    int wrong = 0;
+    for (int r = 0; r < size; r++) {
+        for (int o = 0; o < step.pass.nout; o++) {
+            const char *name = p->values[step.pass_outs[o]].name;
+            const float want = expected_output(name, size);
+            FloatBuffer &b = outs[r][o];
+            b.copy_to_host();
+            float worst = std::isnan(want) ? INFINITY : 0.0f;
+            b.for_each_value([&](float got) {
+                worst = std::max(worst, std::fabs(got - want) / std::max(1.0f, std::fabs(want)));
+            });
+            if (!(worst <= 1e-5f)) {
+                std::fprintf(stderr, "[FAIL] rank %d's %s: off by %g (relative) from %g\n", r, name,
+                             worst, want);
+                wrong++;
+            }
+        }
+    }
+    if (wrong > 0) {
+        return 1;
+    }
+    std::printf("every rank's %d outputs equal Adam's update within 1e-5 (relative)\n",
+                step.pass.nout);
     const double bytes = (double)n * (4.0 * size + 4 + 8 + 8 + 4);
     const double copy = copy_bandwidth((size_t)n * 4 * 4, reps);
     cudaDeviceProp prop{};
