@@ -1,6 +1,7 @@
 // Runs the apps' AOT libraries (generators/, built by add_coconet_library) and
 // checks every rank's outputs against the single-process reference of the
-// Program each was built from.
+// Program each was built from, and that the ranks' copies of a Replicated
+// output agree (under --mpi, gathered from the processes).
 //
 //   build/apps/coconet_aot_app [--ranks 1,3,4] [--repeat N] [--path direct|ring] [library...]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi [--window]
@@ -190,8 +191,12 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
     const double tolerance =
         std::max({o.tolerance, o.gpu || (o.ring && has_fused_pass(p)) ? 1e-5 : 0.0,
                   reference_tolerance(comm)});
-    const std::vector<std::string> differ =
-        comm ? std::vector<std::string>{} : replicated_mismatches(program, got);
+    // Every rank's copy of a Replicated output must be the same: under MPI
+    // the copies are gathered from the processes (every rank checks alike).
+    const std::vector<ReplicatedMismatch> differ =
+        comm ? replicated_mismatches(program, comm, got[0]) : replicated_mismatches(program, got);
+    const std::string replicated =
+        differ.empty() ? "" : ", replicated outputs differ across ranks: " + to_string(differ);
     // Window memory must never cost fused traffic: the caller's buffers
     // there save the copies of passes over them, the executor's values there
     // (the default) those of passes over values computed inside the program. Overlapped steps keep
@@ -255,8 +260,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
                 : o.resident ? "threads, on the device"
                              : "threads",
                 comm ? std::to_string(rank).c_str() : "", err, ms, traffic.c_str(),
-                differ.empty() ? "" : ", replicated outputs differ across ranks",
-                left_on_device.c_str());
+                replicated.c_str(), left_on_device.c_str());
     return ok;
 }
 
