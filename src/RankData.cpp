@@ -184,10 +184,11 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
     return ranks;
 }
 
-double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b) {
+std::map<std::string, OutputDiff> output_diffs(const std::vector<RankBuffers> &a,
+                                               const std::vector<RankBuffers> &b) {
     coconet_user_assert(a.size() == b.size())
         << "Comparing results of " << a.size() << " and " << b.size() << " ranks.";
-    double worst = 0;
+    std::map<std::string, OutputDiff> diffs;
     for (size_t r = 0; r < a.size(); r++) {
         coconet_user_assert(a[r].size() == b[r].size())
             << "Rank " << r << ": " << a[r].size() << " versus " << b[r].size() << " outputs.";
@@ -199,14 +200,25 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
                 << "Rank " << r << ": output " << name
                 << " has different shapes: " << box_string(*x.raw_buffer()) << " versus "
                 << box_string(*y.raw_buffer()) << ".";
+            OutputDiff &d = diffs[name];
             with_element_type(x.type(), [&](auto zero) {
                 using T = decltype(zero);
                 Halide::Buffer<const T> tx(x), ty(y);
                 tx.for_each_element([&](const int *pos) {
-                    worst = std::max(worst, element_diff((double)tx(pos), (double)ty(pos)));
+                    const double dy = (double)ty(pos);
+                    d.diff = std::max(d.diff, element_diff((double)tx(pos), dy));
+                    d.magnitude = std::max(d.magnitude, std::fabs(dy));
                 });
             });
         }
+    }
+    return diffs;
+}
+
+double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b) {
+    double worst = 0;
+    for (const auto &[name, d] : output_diffs(a, b)) {
+        worst = std::max(worst, d.diff);
     }
     return worst;
 }

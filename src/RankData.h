@@ -39,6 +39,14 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
 // one holds an infinity where the other is finite; equal infinities agree.
 double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b);
 
+// The same per output, over all ranks: the largest difference, and the largest
+// magnitude of b's values (b: the reference), which a relative tolerance scales.
+struct OutputDiff {
+    double diff = 0, magnitude = 0;
+};
+std::map<std::string, OutputDiff> output_diffs(const std::vector<RankBuffers> &a,
+                                               const std::vector<RankBuffers> &b);
+
 // The largest difference from the reference a run on `comm` may show: 0 where
 // it reduces in group-rank order as the reference does (threads; MPI with
 // COCONET_MPI_COLLECTIVES=deterministic), else 1e-5, because MPI's own
