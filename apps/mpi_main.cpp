@@ -1,6 +1,8 @@
 // Runs the example applications under MPI, one rank per process, and checks
 // each rank's outputs against the single-process reference (which every rank
-// computes for itself from the same deterministic inputs).
+// computes for itself from the same deterministic inputs), and that every
+// rank's copy of a Replicated output is its group's first rank's
+// (replicated_mismatches, gathering the copies over MPI).
 //
 //   mpirun --allow-run-as-root --oversubscribe -np 3 build/apps/coconet_mpi_app
 //          [--path direct|ring] ["app"...]
@@ -75,12 +77,19 @@ int main(int argc, char **argv) {
             RankBuffers mine = jit.run_rank(comm, inputs[rank]);
             std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
             const double err = max_abs_diff({mine}, {expected[rank]});
+            const std::vector<ReplicatedMismatch> differ =
+                replicated_mismatches(program, comm, mine);
             const bool rotated = ring && app.fused;
             const bool ok =
-                err <= std::max({rotated ? 1e-5 : 0.0, app.tolerance, reference_tolerance(comm)});
+                err <= std::max({rotated ? 1e-5 : 0.0, app.tolerance, reference_tolerance(comm)}) &&
+                differ.empty();
             failures += ok ? 0 : 1;
-            std::printf("[%s] rank %d of %d: %s max error %g\n", ok ? "PASS" : "FAIL", rank, size,
-                        app.name.c_str(), err);
+            std::printf(
+                "[%s] rank %d of %d: %s max error %g%s\n", ok ? "PASS" : "FAIL", rank, size,
+                app.name.c_str(), err,
+                differ.empty()
+                    ? ""
+                    : (", replicated outputs differ across ranks: " + to_string(differ)).c_str());
         } catch (const std::exception &e) {
             std::fprintf(stderr, "[FAIL] rank %d of %d: %s: %s\n", rank, size, app.name.c_str(),
                          e.what());

@@ -52,6 +52,25 @@ uint32_t hash_string(const std::string &s) {
     return h;
 }
 
+// The difference max_abs_diff counts: equal infinities (a max's identity)
+// agree, and an infinity differs infinitely from a finite value. A NaN agrees
+// with nothing, not even a NaN in the reference: the comparison could not vouch
+// for either.
+double element_diff(double x, double y) {
+    if (std::isnan(x) || std::isnan(y)) {
+        return INFINITY;
+    }
+    return x == y ? 0 : std::fabs(x - y);
+}
+
+bool same_shape(const Halide::Buffer<> &x, const Halide::Buffer<> &y) {
+    bool same = x.type() == y.type() && x.dimensions() == y.dimensions();
+    for (int d = 0; same && d < x.dimensions(); d++) {
+        same = x.dim(d).min() == y.dim(d).min() && x.dim(d).extent() == y.dim(d).extent();
+    }
+    return same;
+}
+
 } // namespace
 
 Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) {
@@ -165,10 +184,11 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
     return ranks;
 }
 
-double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b) {
+std::map<std::string, OutputDiff> output_diffs(const std::vector<RankBuffers> &a,
+                                               const std::vector<RankBuffers> &b) {
     coconet_user_assert(a.size() == b.size())
         << "Comparing results of " << a.size() << " and " << b.size() << " ranks.";
-    double worst = 0;
+    std::map<std::string, OutputDiff> diffs;
     for (size_t r = 0; r < a.size(); r++) {
         coconet_user_assert(a[r].size() == b[r].size())
             << "Rank " << r << ": " << a[r].size() << " versus " << b[r].size() << " outputs.";
@@ -176,58 +196,162 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
             auto it = b[r].find(name);
             coconet_user_assert(it != b[r].end()) << "Rank " << r << ": no output " << name << ".";
             const Halide::Buffer<> &y = it->second;
-            bool same_shape = x.type() == y.type() && x.dimensions() == y.dimensions();
-            for (int d = 0; same_shape && d < x.dimensions(); d++) {
-                same_shape =
-                    x.dim(d).min() == y.dim(d).min() && x.dim(d).extent() == y.dim(d).extent();
-            }
-            coconet_user_assert(same_shape)
+            coconet_user_assert(same_shape(x, y))
                 << "Rank " << r << ": output " << name
                 << " has different shapes: " << box_string(*x.raw_buffer()) << " versus "
                 << box_string(*y.raw_buffer()) << ".";
+            OutputDiff &d = diffs[name];
             with_element_type(x.type(), [&](auto zero) {
                 using T = decltype(zero);
                 Halide::Buffer<const T> tx(x), ty(y);
                 tx.for_each_element([&](const int *pos) {
-                    double dx = (double)tx(pos), dy = (double)ty(pos);
-                    // Equal infinities (a max's identity) agree, and an infinity
-                    // differs infinitely from a finite value. A NaN agrees with
-                    // nothing, not even a NaN in the reference: the comparison
-                    // could not vouch for either.
-                    double diff = dx == dy ? 0 : std::fabs(dx - dy);
-                    if (std::isnan(dx) || std::isnan(dy)) {
-                        diff = INFINITY;
-                    }
-                    worst = std::max(worst, diff);
+                    const double dy = (double)ty(pos);
+                    d.diff = std::max(d.diff, element_diff((double)tx(pos), dy));
+                    d.magnitude = std::max(d.magnitude, std::fabs(dy));
                 });
             });
         }
     }
+    return diffs;
+}
+
+double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b) {
+    double worst = 0;
+    for (const auto &[name, d] : output_diffs(a, b)) {
+        worst = std::max(worst, d.diff);
+    }
     return worst;
 }
 
-std::vector<std::string> replicated_mismatches(const Program &program,
-                                               const std::vector<RankBuffers> &outputs) {
+std::string ReplicatedMismatch::to_string() const {
+    std::ostringstream s;
+    s.precision(9);
+    s << name << ": rank" << (ranks.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < ranks.size(); i++) {
+        s << (i ? ", " : "") << ranks[i];
+    }
+    s << (ranks.size() > 1 ? " differ" : " differs") << " from rank " << first_rank;
+    if (index.empty()) {
+        s << " in shape";
+        return s.str();
+    }
+    s << ", rank " << ranks[0] << " first at [";
+    for (size_t d = 0; d < index.size(); d++) {
+        s << (d ? ", " : "") << index[d];
+    }
+    s << "] (" << value << " versus " << first_value << ")";
+    return s.str();
+}
+
+std::string to_string(const std::vector<ReplicatedMismatch> &mismatches) {
+    std::string s;
+    for (const ReplicatedMismatch &m : mismatches) {
+        s += (s.empty() ? "" : "; ") + m.to_string();
+    }
+    return s;
+}
+
+std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program,
+                                                      const std::vector<RankBuffers> &outputs,
+                                                      double tolerance) {
     Analysis analysis = analyze(program);
     const int world_size = (int)outputs.size();
-    std::vector<std::string> bad;
+    std::vector<ReplicatedMismatch> bad;
     for (const ProgramOutput &o : program.outputs()) {
         const FuncInfo &info = analysis.of(o.func);
         if (info.layout.kind != LayoutKind::Replicated) {
             continue;
         }
-        Range members = group_ranks(info.layout.group, world_size);
-        const Halide::Buffer<> &first = outputs[members.begin].at(o.func.name());
+        const Range members = group_ranks(info.layout.group, world_size);
+        ReplicatedMismatch m;
+        m.name = o.func.name();
+        m.first_rank = (int)members.begin;
+        const Halide::Buffer<> &first = outputs[members.begin].at(m.name);
         for (int64_t r = members.begin + 1; r < members.end; r++) {
-            const Halide::Buffer<> &other = outputs[r].at(o.func.name());
-            if (first.size_in_bytes() != other.size_in_bytes() ||
-                std::memcmp(first.data(), other.data(), first.size_in_bytes()) != 0) {
-                bad.push_back(o.func.name());
-                break;
+            const Halide::Buffer<> &other = outputs[r].at(m.name);
+            bool differs = !same_shape(first, other);
+            if (!differs) {
+                with_element_type(first.type(), [&](auto zero) {
+                    using T = decltype(zero);
+                    Halide::Buffer<const T> a(first), b(other);
+                    a.for_each_element([&](const int *pos) {
+                        const T x = a(pos), y = b(pos);
+                        if (differs || std::memcmp(&x, &y, sizeof(T)) == 0 ||
+                            (tolerance > 0 && element_diff((double)x, (double)y) <= tolerance)) {
+                            return;
+                        }
+                        differs = true;
+                        if (m.ranks.empty()) {
+                            m.index.assign(pos, pos + a.dimensions());
+                            m.value = (double)y;
+                            m.first_value = (double)x;
+                        }
+                    });
+                });
             }
+            if (differs) {
+                m.ranks.push_back((int)r);
+            }
+        }
+        if (!m.ranks.empty()) {
+            bad.push_back(m);
         }
     }
     return bad;
+}
+
+std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program, coconet_comm *comm,
+                                                      const RankBuffers &mine) {
+    Analysis analysis = analyze(program);
+    const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
+    std::vector<RankBuffers> copies(size);
+    for (const ProgramOutput &o : program.outputs()) {
+        const FuncInfo &info = analysis.of(o.func);
+        if (info.layout.kind != LayoutKind::Replicated) {
+            continue;
+        }
+        const std::string name = o.func.name();
+        const Halide::Buffer<> &own = mine.at(name);
+        const Range members = group_ranks(info.layout.group, size);
+        const std::vector<Range> box =
+            rank_region(info.layout, info.extents, (int)members.begin, size);
+        int64_t bytes = own.type().bytes();
+        for (const Range &r : box) {
+            bytes *= r.extent();
+        }
+        // One row of bytes per rank, gathered over the world: rank r's copy
+        // in row r (zeros from ranks outside the group, never read). An empty
+        // value has nothing to gather (nor a host pointer to gather from).
+        Halide::Buffer<uint8_t> row((int)bytes, 1), rows((int)bytes, size);
+        if (bytes > 0) {
+            row.set_min(0, rank);
+            row.fill(0);
+            if (rank >= members.begin && rank < members.end) {
+                coconet_user_assert((int64_t)own.size_in_bytes() == bytes)
+                    << "Rank " << rank << ": output " << name << " holds "
+                    << box_string(*own.raw_buffer()) << ", not its copy " << box_string(box) << ".";
+                std::memcpy(row.data(), own.data(), bytes);
+            }
+            coconet_collective_desc desc;
+            coconet_collective_desc_init(&desc, COCONET_ALL_GATHER);
+            desc.dim = 1;
+            desc.dims = 2;
+            desc.extents[0] = (int32_t)bytes;
+            desc.extents[1] = size;
+            coconet_user_assert(coconet_collective_call(comm, "replicated copies", &desc,
+                                                        row.raw_buffer(),
+                                                        rows.raw_buffer()) == COCONET_OK)
+                << "Gathering the copies of " << name << ": " << coconet_comm_last_error(comm);
+        }
+        for (int64_t r = members.begin; r < members.end; r++) {
+            Halide::Buffer<> copy = allocate_box(own.type(), box);
+            if (bytes > 0) {
+                std::memcpy(copy.data(), &rows(0, (int)r), bytes);
+            }
+            copies[r][name] = copy;
+        }
+    }
+    return replicated_mismatches(program, copies, reference_tolerance(comm));
 }
 
 double reference_tolerance(const coconet_comm *comm) {

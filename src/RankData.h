@@ -39,6 +39,14 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
 // one holds an infinity where the other is finite; equal infinities agree.
 double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuffers> &b);
 
+// The same per output, over all ranks: the largest difference, and the largest
+// magnitude of b's values (b: the reference), which a relative tolerance scales.
+struct OutputDiff {
+    double diff = 0, magnitude = 0;
+};
+std::map<std::string, OutputDiff> output_diffs(const std::vector<RankBuffers> &a,
+                                               const std::vector<RankBuffers> &b);
+
 // The largest difference from the reference a run on `comm` may show: 0 where
 // it reduces in group-rank order as the reference does (threads; MPI with
 // COCONET_MPI_COLLECTIVES=deterministic), else 1e-5, because MPI's own
@@ -46,10 +54,35 @@ double max_abs_diff(const std::vector<RankBuffers> &a, const std::vector<RankBuf
 // max and integer results are exact on every path; an integer error is >= 1.
 double reference_tolerance(const coconet_comm *comm);
 
-// Names of the Replicated outputs whose copies differ between the ranks that
-// hold them (bitwise); empty when all agree.
-std::vector<std::string> replicated_mismatches(const Program &program,
-                                               const std::vector<RankBuffers> &outputs);
+// A Replicated output whose copies differ between the ranks of its group:
+// the ranks whose copy differs from the group's first rank's, and the first
+// element (global index, in storage order) where ranks[0]'s does.
+struct ReplicatedMismatch {
+    std::string name;
+    int first_rank = 0;
+    std::vector<int> ranks;
+    std::vector<int> index;
+    double value = 0, first_value = 0; // ranks[0]'s and first_rank's element there
+    // "w: ranks 1, 2 differ from rank 0, rank 1 first at [4, 0] (0.25 versus 0.5)"
+    std::string to_string() const;
+};
+// The mismatches' to_string()s joined by "; ".
+std::string to_string(const std::vector<ReplicatedMismatch> &mismatches);
+
+// The Replicated outputs whose copies differ between the ranks that hold them
+// (outputs[r]: rank r's); empty when all agree. Copies agree when bitwise
+// equal, or where `tolerance` > 0 within it.
+std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program,
+                                                      const std::vector<RankBuffers> &outputs,
+                                                      double tolerance = 0);
+
+// The same where each process holds only its own rank's outputs (`mine`, on
+// the host), as under MPI: every copy of each Replicated output is gathered
+// over `comm`, so every rank must call it with the same program, and every
+// rank gets the same answer. The tolerance is reference_tolerance(comm): MPI's
+// own reductions need not give every rank the same bits.
+std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program, coconet_comm *comm,
+                                                      const RankBuffers &mine);
 
 } // namespace coconet
 

@@ -126,14 +126,14 @@ bool matches_reference(const Program &program, int ranks, const Run &run) {
     }
     const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
     const double err = max_abs_diff(got, want);
-    const std::vector<std::string> differ = replicated_mismatches(program, got);
+    const std::vector<ReplicatedMismatch> differ = replicated_mismatches(program, got);
     const RankArgs &last = run.args[ranks - 1];
     printf("  %d rank(s): w_new starts %.4f %.4f %.4f on rank 0; the last rank's m_new "
            "covers [%d..%d]; max error against the reference %g\n",
            ranks, run.args[0][W_NEW](0), run.args[0][W_NEW](1), run.args[0][W_NEW](2),
            last[M_NEW].dim(0).min(), last[M_NEW].dim(0).min() + last[M_NEW].dim(0).extent(), err);
     if (!differ.empty()) {
-        printf("  the ranks' copies of %s differ\n", differ[0].c_str());
+        printf("  the ranks' copies differ: %s\n", differ[0].to_string().c_str());
     }
     return err == 0 && differ.empty();
 }
