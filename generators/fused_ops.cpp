@@ -86,12 +86,7 @@ public:
         c.overlap = overlap;
         c.producer_only = producer_only;
         compute.apply(c, target());
-        using T = Halide::Target;
-        c.register_cols = target().features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake,
-                                                    T::AVX512_Cannonlake, T::AVX512_Zen4,
-                                                    T::AVX512_Zen5, T::AVX512_SapphireRapids})
-                              ? 8
-                              : 6;
+        c.register_cols = register_tile_columns(target());
         set_program(apps::gemm_all_to_all(c));
     }
 };

@@ -195,6 +195,11 @@ private:
     std::shared_ptr<DFuncContents> contents;
 };
 
+// The columns (y_factor) of a 16-row float register tile that `target`'s
+// vector registers hold with room to spare: 8 with AVX-512's 32, else 6 (12 of
+// AVX2's 16 hold the sums). The default schedule's MatMul tiles use it.
+int register_tile_columns(const Halide::Target &target);
+
 // A distributed input: its global shape and its layout are part of the program's
 // signature. Each rank passes the box of it that the layout gives the rank.
 DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &extents,

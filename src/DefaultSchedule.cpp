@@ -12,16 +12,8 @@ using namespace Halide::Internal;
 namespace {
 
 // The register tiles of a default MatMul: 16 rows of x (two AVX2 vectors, one
-// AVX-512 one) by 6 columns of y (12 of AVX2's 16 vector registers hold the
-// sums), 8 with AVX-512's 32.
+// AVX-512 one) by register_tile_columns(target) of y.
 constexpr int tile_rows = 16;
-int tile_cols(const Halide::Target &t) {
-    using T = Halide::Target;
-    return t.features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake, T::AVX512_Cannonlake,
-                              T::AVX512_Zen4, T::AVX512_Zen5, T::AVX512_SapphireRapids})
-               ? 8
-               : 6;
-}
 
 // Outputs up to this many bytes stay in L1 while a reduction sweeps them:
 // their reduction loops then go outside all their pure loops (a GEMV's sums
@@ -149,7 +141,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             continue;
         }
         DefaultSchedule s;
-        const int cols = tile_cols(target);
+        const int cols = register_tile_columns(target);
         if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= cols) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, cols};
             s.why = "register tiles of " + std::to_string(tile_rows) + " x " +

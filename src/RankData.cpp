@@ -246,7 +246,7 @@ std::string ReplicatedMismatch::to_string() const {
 std::string to_string(const std::vector<ReplicatedMismatch> &mismatches) {
     std::string s;
     for (const ReplicatedMismatch &m : mismatches) {
-        s += (s.empty() ? "" : "; ") + m.to_string();
+        s += (s.empty() ? ", replicated outputs differ across ranks: " : "; ") + m.to_string();
     }
     return s;
 }

@@ -66,7 +66,9 @@ struct ReplicatedMismatch {
     // "w: ranks 1, 2 differ from rank 0, rank 1 first at [4, 0] (0.25 versus 0.5)"
     std::string to_string() const;
 };
-// The mismatches' to_string()s joined by "; ".
+// For a driver's report line: "" when nothing differs, else
+// ", replicated outputs differ across ranks: " and the mismatches' to_string()s
+// joined by "; ".
 std::string to_string(const std::vector<ReplicatedMismatch> &mismatches);
 
 // The Replicated outputs whose copies differ between the ranks that hold them

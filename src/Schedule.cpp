@@ -267,6 +267,15 @@ DFunc &DFunc::overlap(const DFunc &producer, int chunks, int dim) {
     return *this;
 }
 
+int register_tile_columns(const Halide::Target &target) {
+    using T = Halide::Target;
+    return target.features_any_of({T::AVX512, T::AVX512_KNL, T::AVX512_Skylake,
+                                   T::AVX512_Cannonlake, T::AVX512_Zen4, T::AVX512_Zen5,
+                                   T::AVX512_SapphireRapids})
+               ? 8
+               : 6;
+}
+
 DFunc &DFunc::accumulate_in_registers(const Halide::Var &x, const Halide::Var &y, int x_factor,
                                       int y_factor) {
     coconet_user_assert(contents) << "accumulate_in_registers on a null DFunc.";
