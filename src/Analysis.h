@@ -18,12 +18,12 @@ namespace coconet {
 // each rank reduces over its own slice only, giving a Local partial result.
 struct SlicedRVar {
     Group group;
-    int extent = 0; // the global extent that is sliced
+    Halide::Expr extent; // the global extent that is sliced
 };
 
 struct FuncInfo {
     Layout layout;
-    std::vector<int> extents;
+    Extents extents;
     std::map<std::string, SlicedRVar> sliced_rvars; // by RVar name
 };
 
@@ -31,6 +31,9 @@ struct Analysis {
     std::vector<DFunc> order;  // producers before consumers
     std::vector<DFunc> inputs; // in creation order: the signature's order
     std::map<const DFuncContents *, FuncInfo> info;
+    // The run-time sizes, in signature order, and what a call must check of them.
+    std::vector<RuntimeSize> sizes;
+    std::vector<ExtentConstraint> constraints;
 
     const FuncInfo &of(const DFunc &f) const;
     const FuncInfo &of(const DFuncContents *f) const;

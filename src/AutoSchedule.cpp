@@ -20,8 +20,17 @@ namespace {
 // an estimate, not a bound).
 Halide::Region estimate(const DFuncContents *v, const Analysis &a, int ranks) {
     const FuncInfo &info = a.of(v);
+    std::vector<int> extents;
+    for (const Halide::Expr &e : info.extents) {
+        const int64_t n = coconet::estimate(e, -1);
+        coconet_user_assert(n >= 0)
+            << v->name << " has the run-time extent " << to_string(e)
+            << ", which has no estimate for the autoscheduler; give one: " << to_string(e)
+            << ".set_estimate(...).";
+        extents.push_back((int)n);
+    }
     Halide::Region r;
-    for (const Range &b : rank_region(info.layout, info.extents, 0, ranks)) {
+    for (const Range &b : rank_region(info.layout, extents, 0, ranks)) {
         r.emplace_back((int)b.begin, (int)std::max<int64_t>(b.extent(), 1));
     }
     return r;

@@ -52,10 +52,12 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
         break;
     default: break;
     }
-    coconet_internal_assert(src.extents.size() <= COCONET_MAX_DIMS)
+    coconet_internal_assert(src.extents.size() <= COCONET_STAGE_DIMS)
         << f.name << " has " << src.extents.size() << " dimensions";
     d.dims = (int32_t)src.extents.size();
-    std::copy(src.extents.begin(), src.extents.end(), d.extents);
+    for (int i = 0; i < d.dims; i++) {
+        d.extents[i] = table_extent(src.extents[i], a.sizes);
+    }
     return d;
 }
 
@@ -86,6 +88,10 @@ Func collective_stage(const DFuncContents &f, const Analysis &a, const Func &sou
     args.emplace_back(uc);
     args.emplace_back(StringImm::make(f.name));
     args.emplace_back(desc_buffer(d, f.name));
+    // The extents, run-time sizes among them, as the call has them.
+    for (int i = 0; i < COCONET_STAGE_DIMS; i++) {
+        args.emplace_back(i < d.dims ? src.extents[i] : Expr(1));
+    }
     args.emplace_back(source);
     Func stage(f.name);
     stage.define_extern("coconet_collective", args, source.type(), (int)src.extents.size(),

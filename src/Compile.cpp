@@ -67,11 +67,11 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
                 placement << line;
                 debug_dump("schedule_segment_for_gpu", program, [&] { return line; });
             }
-            ProgramFunction f{step.pipeline,
-                              h.pipeline,
-                              {h.params.begin(), h.params.end()},
-                              (int)h.outputs.size(),
-                              true};
+            std::vector<Halide::Argument> args(h.params.begin(), h.params.end());
+            for (const Halide::Argument &s : size_arguments(a.sizes)) {
+                args.push_back(s);
+            }
+            ProgramFunction f{step.pipeline, h.pipeline, args, (int)h.outputs.size(), true};
             compile(f);
         }
         if (step.kind != COCONET_STEP_FUSED || !options.kernel_sources) {

@@ -193,11 +193,13 @@ size_t collect_dfuncs() {
 
 DFunc::DFunc(const std::string &name) : DFunc(Internal::make_dfunc(name, FuncKind::Compute)) {}
 
-DFunc::DFunc(const std::string &name, const std::vector<int> &extents) : DFunc(name) {
-    for (int e : extents) {
-        coconet_user_assert(e >= 0) << "DFunc " << name << ": extent " << e << " is negative.";
+DFunc::DFunc(const std::string &name, const std::vector<int> &extents)
+    : DFunc(name, to_extents(extents)) {}
+
+DFunc::DFunc(const std::string &name, const Extents &extents) : DFunc(name) {
+    for (const Halide::Expr &e : extents) {
+        contents->extents.push_back(checked_extent(e, "DFunc " + name));
     }
-    contents->extents = extents;
 }
 
 const std::string &DFunc::name() const {
@@ -218,18 +220,22 @@ Halide::Func &DFunc::func() const {
 
 DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &extents,
             const Layout &layout) {
+    return input(name, type, to_extents(extents), layout);
+}
+
+DFunc input(const std::string &name, Halide::Type type, const Extents &extents,
+            const Layout &layout) {
     coconet_user_assert(extents.size() <= 4)
         << "Input " << name << " has " << extents.size() << " dimensions; at most 4 are supported.";
-    for (int e : extents) {
-        coconet_user_assert(e >= 0) << "Input " << name << ": extent " << e << " is negative.";
-    }
     coconet_user_assert(layout.kind != LayoutKind::Sliced ||
                         (layout.dim >= 0 && layout.dim < (int)extents.size()))
         << "Input " << name << " is declared " << layout.to_string() << " but has "
         << extents.size() << " dimensions.";
     DFunc f = Internal::make_dfunc(name, FuncKind::Input);
     DFuncContents &c = *f.get_contents();
-    c.extents = extents;
+    for (const Halide::Expr &e : extents) {
+        c.extents.push_back(checked_extent(e, "Input " + name));
+    }
     c.layout = layout;
     c.param = Halide::ImageParam(type, (int)extents.size(), name);
     // The placeholder forwards to the parameter so that calls to the input are

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "Extent.h"
 #include "Halide.h"
 #include "Layout.h"
 #include "coconet_runtime.h"
@@ -71,7 +72,7 @@ struct DFuncContents {
     std::string name;
     FuncKind kind = FuncKind::Compute;
     Halide::Func func;                        // the definition in global coordinates
-    std::vector<int> extents;                 // global shape: declared, or filled by inference
+    Extents extents;                          // global shape: declared, or filled by inference
     std::optional<Layout> layout;             // declared for inputs
     std::optional<Halide::ImageParam> param;  // inputs
     std::optional<CollectiveDesc> collective; // collectives
@@ -108,6 +109,10 @@ public:
     // A computed Func; its shape is inferred from what it reads unless given.
     explicit DFunc(const std::string &name);
     DFunc(const std::string &name, const std::vector<int> &extents);
+    // Extents may be run-time sizes (Extent.h).
+    DFunc(const std::string &name, const Extents &extents);
+    DFunc(const std::string &name, std::initializer_list<Halide::Expr> extents)
+        : DFunc(name, Extents(extents)) {}
 
     // Define or call, exactly as with a Halide Func, in global coordinates.
     template<typename... Args>
@@ -204,6 +209,21 @@ int register_tile_columns(const Halide::Target &target);
 // signature. Each rank passes the box of it that the layout gives the rank.
 DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &extents,
             const Layout &layout);
+// The same with extents that may be run-time sizes: Halide Param<int32_t>s
+// whose values each call gives (Extent.h), so that one compiled program
+// serves every size. Use the Param in definitions too (an RDom's extent).
+DFunc input(const std::string &name, Halide::Type type, const Extents &extents,
+            const Layout &layout);
+// Braced lists: of extents, constants or sizes ({n, 1024}); of integers
+// (generator parameters among them).
+inline DFunc input(const std::string &name, Halide::Type type,
+                   std::initializer_list<Halide::Expr> extents, const Layout &layout) {
+    return input(name, type, Extents(extents), layout);
+}
+inline DFunc input(const std::string &name, Halide::Type type, std::initializer_list<int> extents,
+                   const Layout &layout) {
+    return input(name, type, std::vector<int>(extents), layout);
+}
 
 namespace Internal {
 // The distributed Func whose definition is the Halide Function `f`, or null if

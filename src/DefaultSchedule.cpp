@@ -136,7 +136,11 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             continue;
         }
         const Function fn = c->func.function();
-        const std::vector<int> &extents = a.of(c).extents;
+        // A run-time size without an estimate counts as large.
+        std::vector<int64_t> extents;
+        for (const Halide::Expr &e : a.of(c).extents) {
+            extents.push_back(estimate(e, 1 << 20));
+        }
         if (has_stage_directives(fn) || fn.dimensions() == 0) {
             continue;
         }
@@ -170,7 +174,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             }
         }
         int64_t bytes = fn.output_types()[0].bytes();
-        for (int e : extents) {
+        for (int64_t e : extents) {
             bytes *= e;
         }
         s.reductions_outermost = bytes <= cached_output_bytes;

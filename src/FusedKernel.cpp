@@ -97,6 +97,9 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
     Halide::Param<int32_t> rank("rank"), size("size");
     out.arguments.emplace_back(rank);
     out.arguments.emplace_back(size);
+    for (const Halide::Argument &s : size_arguments(analysis.sizes)) {
+        out.arguments.push_back(s);
+    }
     for (const DFuncContents *m : pass.members) {
         CalleeMap callee = [&](const DFuncContents &f) -> Func {
             const DFuncContents *t = scheduled_target(m, f, analysis);

@@ -3,6 +3,7 @@
 #include "CollectFuncs.h"
 
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "Error.h"
@@ -126,11 +127,17 @@ private:
         const Variable *v = arg.as<Variable>();
         if (v && v->reduction_domain.defined()) {
             auto it = sliced_rvars.find(v->name);
-            coconet_user_assert(it == sliced_rvars.end() || it->second.extent == p.extents[d])
-                << f.name << ": reduction variable " << v->name
-                << " indexes sliced dimensions of different extents (" << it->second.extent
-                << " and " << p.extents[d] << " of " << who << ").";
-            sliced_rvars[v->name] = SlicedRVar{p.layout.group, p.extents[d]};
+            Halide::Expr extent = p.extents[d];
+            if (it != sliced_rvars.end()) {
+                extent = unify(it->second.extent, extent,
+                               f.name + ": reduction variable " + v->name +
+                                   " indexes sliced dimensions of different extents (" +
+                                   to_string(it->second.extent) + " and " + to_string(extent) +
+                                   " of " + who + ").",
+                               f.name + ": reduction variable " + v->name +
+                                   " indexes sliced dimensions, the last of " + who);
+            }
+            sliced_rvars[v->name] = SlicedRVar{p.layout.group, extent};
             partial_user = who;
             return;
         }
@@ -144,9 +151,16 @@ private:
             << "a pure variable of " << f.name << " or reduced over. all_gather("
             << call.callee->name << ") first to read other indices.";
         if (!sliced_dim || *sliced_dim == j) {
+            const std::string pair = f.name + " combines " + sliced_user + " and " + who;
+            sliced_extent = sliced_dim ? unify(sliced_extent, p.extents[d],
+                                               pair + ", sliced along extents " +
+                                                   to_string(sliced_extent) + " and " +
+                                                   to_string(p.extents[d]) +
+                                                   ": the slices would not line up.",
+                                               pair + ", sliced along one dimension")
+                                       : p.extents[d];
             sliced_dim = j;
             sliced_user = who;
-            sliced_extent = p.extents[d];
             return;
         }
         coconet_user_error << f.name << " combines " << sliced_user << " and " << who
@@ -155,7 +169,7 @@ private:
                            << "); Sliced(d) op Sliced(e) needs d == e.";
     }
 
-    std::vector<int> shape() const {
+    Extents shape() {
         const int dims = f.func.dimensions();
         if (!f.extents.empty() || dims == 0) {
             coconet_user_assert((int)f.extents.size() == dims)
@@ -163,18 +177,29 @@ private:
                 << " dimensions.";
             return f.extents;
         }
-        std::vector<int> extents(dims, -1);
+        Extents extents(dims);
         std::vector<std::string> sources(dims);
         for (const auto &c : shape_candidates) {
-            coconet_user_assert(extents[c.dim] < 0 || extents[c.dim] == c.extent)
-                << "Cannot infer the extent of dimension " << c.dim << " of " << f.name << ": "
-                << sources[c.dim] << " gives " << extents[c.dim] << " and " << c.source << " gives "
-                << c.extent << ". Declare it: DFunc(\"" << f.name << "\", {extents...}).";
-            extents[c.dim] = c.extent;
-            sources[c.dim] = c.source;
+            if (extents[c.dim].defined()) {
+                const Halide::Expr kept = unify(
+                    extents[c.dim], c.extent,
+                    "Cannot infer the extent of dimension " + std::to_string(c.dim) + " of " +
+                        f.name + ": " + sources[c.dim] + " gives " + to_string(extents[c.dim]) +
+                        " and " + c.source + " gives " + to_string(c.extent) +
+                        ". Declare it: DFunc(\"" + f.name + "\", {extents...}).",
+                    f.name + " reads " + sources[c.dim] + " and " + c.source +
+                        " along its dimension " + std::to_string(c.dim));
+                if (!same_extent(kept, extents[c.dim])) {
+                    extents[c.dim] = kept;
+                    sources[c.dim] = c.source;
+                }
+            } else {
+                extents[c.dim] = c.extent;
+                sources[c.dim] = c.source;
+            }
         }
         for (int d = 0; d < dims; d++) {
-            coconet_user_assert(extents[d] >= 0)
+            coconet_user_assert(extents[d].defined())
                 << "Cannot infer the extent of dimension " << d << " of " << f.name
                 << ": no distributed Func is read at its pure variable " << pure_args[d]
                 << ". Declare it: DFunc(\"" << f.name << "\", {extents...}).";
@@ -182,7 +207,22 @@ private:
         return extents;
     }
 
-    Layout layout(const std::vector<int> &extents) const {
+    // Two extents the program needs equal: the same constant or size, else
+    // two constants (the user error `error`), else a condition each call
+    // checks (`needs` says who needs it). Returns the one to keep: a constant
+    // over a run-time size, which lets Halide specialise.
+    Halide::Expr unify(const Halide::Expr &have, const Halide::Expr &next,
+                       const std::string &error, const std::string &needs) {
+        if (same_extent(have, next)) {
+            return have;
+        }
+        const bool next_constant = constant_extent(next).has_value();
+        coconet_user_assert(!next_constant || !constant_extent(have)) << error;
+        constraints.push_back(ExtentConstraint{have, next, needs});
+        return next_constant ? next : have;
+    }
+
+    Layout layout(const Extents &extents) {
         const Group g = group.value_or(Group::world());
         coconet_user_assert(g.is_world() || !extents.empty())
             << f.name << " has no dimensions but lives on " << g.to_string()
@@ -192,10 +232,13 @@ private:
                 << f.name << " combines " << (local_user ? *local_user : *partial_user) << " with "
                 << sliced_user << "; Local op Sliced is not defined (reduce the Local value "
                 << "with reduce_scatter first).";
-            coconet_user_assert(extents[*sliced_dim] == sliced_extent)
-                << f.name << " has extent " << extents[*sliced_dim] << " in dimension "
-                << *sliced_dim << " but reads " << sliced_user << ", whose sliced dimension has "
-                << "extent " << sliced_extent << ": the slices would not line up.";
+            unify(extents[*sliced_dim], sliced_extent,
+                  f.name + " has extent " + to_string(extents[*sliced_dim]) + " in dimension " +
+                      std::to_string(*sliced_dim) + " but reads " + sliced_user +
+                      ", whose sliced dimension has extent " + to_string(sliced_extent) +
+                      ": the slices would not line up.",
+                  f.name + " reads " + sliced_user + " sliced along its dimension " +
+                      std::to_string(*sliced_dim));
             return Sliced(*sliced_dim, g);
         }
         if (local_user || partial_user) {
@@ -205,7 +248,8 @@ private:
     }
 
     struct ShapeCandidate {
-        int dim, extent;
+        int dim;
+        Halide::Expr extent;
         std::string source;
     };
 
@@ -217,9 +261,12 @@ private:
     std::optional<std::string> local_user, partial_user;
     std::optional<int> sliced_dim;
     std::string sliced_user;
-    int sliced_extent = 0;
+    Halide::Expr sliced_extent;
     std::map<std::string, SlicedRVar> sliced_rvars;
     std::vector<ShapeCandidate> shape_candidates;
+
+public:
+    std::vector<ExtentConstraint> constraints;
 };
 
 } // namespace
@@ -237,9 +284,36 @@ void infer_each(Analysis &analysis) {
             info.extents = f.extents;
             break;
         case FuncKind::Collective: info = infer_collective(f, analysis); break;
-        case FuncKind::Compute: info = ComputeInference(f, analysis).run(); break;
+        case FuncKind::Compute: {
+            ComputeInference inference(f, analysis);
+            info = inference.run();
+            analysis.constraints.insert(analysis.constraints.end(), inference.constraints.begin(),
+                                        inference.constraints.end());
+            break;
+        }
         }
         analysis.info[&f] = info;
+    }
+}
+
+// The run-time sizes: the inputs' in signature order, then those only
+// declared Funcs name.
+void collect_sizes(Analysis &analysis) {
+    std::set<std::string> seen;
+    auto add = [&](const Extents &extents) {
+        for (const Halide::Expr &e : extents) {
+            const std::string n = size_name(e);
+            if (!n.empty() && seen.insert(n).second) {
+                const auto *v = e.as<Variable>();
+                analysis.sizes.push_back(RuntimeSize{n, v->param, e});
+            }
+        }
+    };
+    for (const DFunc &in : analysis.inputs) {
+        add(analysis.of(in).extents);
+    }
+    for (const DFunc &f : analysis.order) {
+        add(analysis.of(f).extents);
     }
 }
 
@@ -247,6 +321,7 @@ void infer_each(Analysis &analysis) {
 
 void infer_layouts(const Program &program, Analysis &analysis) {
     infer_each(analysis);
+    collect_sizes(analysis);
     for (const ProgramOutput &o : program.outputs()) {
         const FuncInfo &i = analysis.of(o.func);
         coconet_user_assert(i.layout == o.layout)

@@ -35,9 +35,9 @@ int32_t jit_size(void *uc) {
 
 // The collective's runtime copies device buffers through the executor's
 // with_device_context, so the JIT's entry only unwraps the communicator.
-int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, halide_buffer_t *in,
-                   halide_buffer_t *out) {
-    return coconet_collective(comm_of(uc), name, desc, in, out);
+int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int32_t e0,
+                   int32_t e1, int32_t e2, int32_t e3, halide_buffer_t *in, halide_buffer_t *out) {
+    return coconet_collective(comm_of(uc), name, desc, e0, e1, e2, e3, in, out);
 }
 
 // Device calls on a JIT program's buffers take a JIT user context (Halide's
@@ -104,6 +104,8 @@ struct JitProgram::Table {
     std::vector<coconet_aot_step> steps;
     std::vector<coconet_aot_kernel> kernels; // one or two per fused step
     std::vector<coconet_value_info> device_stages;
+    std::vector<const char *> size_names;
+    std::vector<coconet_size_constraint> constraints;
     coconet_aot_program program{};
 
     Table(const JitProgram &jit, const coconet_comm *comm)
@@ -185,6 +187,16 @@ struct JitProgram::Table {
         program.device_stages = device_stages.data();
         program.ncombiners = (int32_t)jit.combiners_.size();
         program.combiners = jit.combiners_.data();
+        for (const std::string &s : plan.sizes) {
+            size_names.push_back(s.c_str());
+        }
+        for (const SizeConstraint &c : plan.constraints) {
+            constraints.push_back(coconet_size_constraint{c.a, c.b, c.what.c_str()});
+        }
+        program.nsizes = (int32_t)size_names.size();
+        program.size_names = size_names.data();
+        program.nconstraints = (int32_t)constraints.size();
+        program.constraints = constraints.data();
     }
 };
 
@@ -241,7 +253,8 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     return *k;
 }
 
-RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) const {
+RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
+                                 const Sizes &sizes) const {
     // Checked against the live communicators, never read when destroyed.
     const Program &program = compiled_->lowered.program;
     const Analysis &a = compiled_->lowered.analysis;
@@ -251,7 +264,12 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
         << (comm ? "the communicator does not exist (destroyed, or not a communicator)."
                  : "null communicator.");
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-    RankBuffers in = check_rank_inputs(program, a, rank, size, inputs);
+    // Each rank's sizes are checked against the others' by the executor.
+    std::vector<int32_t> size_values;
+    for (const RuntimeSize &s : a.sizes) {
+        size_values.push_back(bind_extents({s.expr}, sizes, "Program " + program.name())[0]);
+    }
+    RankBuffers in = check_rank_inputs(program, a, rank, size, inputs, sizes);
     const Table table(*this, comm);
     std::vector<halide_buffer_t *> args;
     for (const DFunc &f : a.inputs) {
@@ -268,7 +286,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
         const int arg = plan.ninputs + (int)i;
         const ProgramValue &v = plan.values[plan.args[arg]];
         int32_t min[4], extent[4];
-        coconet_arg_box(&table.program, arg, rank, size, min, extent);
+        coconet_arg_box_sized(&table.program, size_values.data(), arg, rank, size, min, extent);
         std::vector<Range> box;
         for (size_t d = 0; d < v.extents.size(); d++) {
             box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
@@ -279,7 +297,8 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs) 
         }
         args.push_back(b.raw_buffer());
     }
-    if (coconet_aot_run(comm, &table.program, args.data()) != COCONET_OK) {
+    if (coconet_aot_run_sized(comm, &table.program, size_values.data(), args.data()) !=
+        COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error_code(comm), coconet_comm_last_error(comm));
     }
     return out;
@@ -297,6 +316,13 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                                                  const std::vector<RankBuffers> &inputs,
                                                  double timeout_seconds,
                                                  std::vector<RankTraffic> *traffic) const {
+    return run_threads(world_size, inputs, Sizes(), timeout_seconds, traffic);
+}
+
+std::vector<RankBuffers> JitProgram::run_threads(int world_size,
+                                                 const std::vector<RankBuffers> &inputs,
+                                                 const Sizes &sizes, double timeout_seconds,
+                                                 std::vector<RankTraffic> *traffic) const {
     coconet_user_assert(world_size >= 1) << "run_threads: world size " << world_size << " < 1.";
     coconet_user_assert((int)inputs.size() == world_size)
         << "Program " << compiled_->lowered.program.name() << ": inputs for " << inputs.size()
@@ -304,7 +330,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
     // Bad inputs are the caller's error: report them before any rank starts.
     for (int r = 0; r < world_size; r++) {
         check_rank_inputs(compiled_->lowered.program, compiled_->lowered.analysis, r, world_size,
-                          inputs[r]);
+                          inputs[r], sizes);
     }
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
@@ -319,7 +345,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
             try {
-                outputs[r] = run_rank(comm, inputs[r]);
+                outputs[r] = run_rank(comm, inputs[r], sizes);
             } catch (const std::exception &e) {
                 errors[r] = e.what();
                 codes[r] = coconet_comm_last_error_code(comm);

@@ -71,12 +71,18 @@ public:
     // (coconet_aot_run's rule), so they may be rewritten in place between
     // calls; after writing the host of a buffer that has a device
     // allocation, call set_host_dirty() on it.
-    RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs) const;
+    // `sizes` gives the program's run-time sizes (Extent.h), the same on
+    // every rank; the program runs at any.
+    RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs,
+                         const Sizes &sizes = {}) const;
 
     // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.
     // If `traffic` is given, it receives each rank's traffic.
     std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
                                          double timeout_seconds = 10.0,
+                                         std::vector<RankTraffic> *traffic = nullptr) const;
+    std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
+                                         const Sizes &sizes, double timeout_seconds = 10.0,
                                          std::vector<RankTraffic> *traffic = nullptr) const;
 
 private:

@@ -13,9 +13,14 @@ namespace {
 
 std::string boxes(const FuncInfo &info, int world_size) {
     std::ostringstream s;
+    for (const Halide::Expr &e : info.extents) {
+        if (!constant_extent(e)) {
+            return "[" + to_string(info.extents) + "]: boxes follow the run-time sizes";
+        }
+    }
     for (int r = 0; r < world_size; r++) {
         s << (r ? " " : "") << "r" << r << ":[";
-        std::vector<Range> box = rank_region(info.layout, info.extents, r, world_size);
+        std::vector<Range> box = rank_region(info.layout, bind_extents(info.extents, {}, ""), r, world_size);
         for (size_t d = 0; d < box.size(); d++) {
             s << (d ? "," : "") << box[d].begin << ".." << box[d].end;
         }
@@ -32,13 +37,17 @@ namespace {
 // `dim`; along its sliced dimension, "each rank's slice in 4 pieces along
 // dimension 1 (piece j of every slice moves in step j)".
 std::string chunking(const FuncInfo &info, int chunks, int dim) {
-    const std::vector<int> &n = info.extents;
     if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == dim) {
         return "each rank's slice in " + std::to_string(chunks) + " pieces along dimension " +
                std::to_string(dim) + " (piece j of every slice moves in step j)";
     }
-    const int size = std::max(1, (n[dim] + chunks - 1) / chunks);
-    return std::to_string((n[dim] + size - 1) / size) + " tiles of " + std::to_string(size) +
+    const std::optional<int> n = constant_extent(info.extents[dim]);
+    if (!n) {
+        return std::to_string(chunks) + " tiles along dimension " + std::to_string(dim) + " (of " +
+               to_string(info.extents[dim]) + ")";
+    }
+    const int size = std::max(1, (*n + chunks - 1) / chunks);
+    return std::to_string((*n + size - 1) / size) + " tiles of " + std::to_string(size) +
            " along dimension " + std::to_string(dim);
 }
 
@@ -229,14 +238,6 @@ std::string names(const std::vector<const DFuncContents *> &funcs) {
     return s;
 }
 
-std::string ints(const std::vector<int> &v) {
-    std::string s;
-    for (int x : v) {
-        s += (s.empty() ? "" : ",") + std::to_string(x);
-    }
-    return s;
-}
-
 const char *to_string(FuncRole role) {
     switch (role) {
     case FuncRole::Input: return "input";
@@ -285,7 +286,7 @@ std::string dump_analysis(const Analysis &analysis) {
         auto it = analysis.info.find(f.get_contents().get());
         if (it != analysis.info.end()) {
             const FuncInfo &info = it->second;
-            s << ": " << info.layout.to_string() << " [" << ints(info.extents) << "]";
+            s << ": " << info.layout.to_string() << " [" << to_string(info.extents) << "]";
             for (const auto &[rvar, sliced] : info.sliced_rvars) {
                 s << " sliced rvar " << rvar << " of " << sliced.extent;
             }

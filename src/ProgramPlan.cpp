@@ -13,6 +13,14 @@ namespace coconet {
 
 namespace {
 
+std::vector<int> table_extents(const Extents &extents, const Analysis &a) {
+    std::vector<int> out;
+    for (const Halide::Expr &e : extents) {
+        out.push_back(table_extent(e, a.sizes));
+    }
+    return out;
+}
+
 // Values by the Func that holds them, in first-use order.
 class ValueTable {
 public:
@@ -24,7 +32,8 @@ public:
             return it->second;
         }
         const FuncInfo &info = a_.of(f);
-        values_.push_back(ProgramValue{f->name, f->func.type(), info.extents, info.layout});
+        values_.push_back(
+            ProgramValue{f->name, f->func.type(), table_extents(info.extents, a_), info.layout});
         return ids_[f] = (int)values_.size() - 1;
     }
 
@@ -59,7 +68,7 @@ ProgramStep pass_step(const FusedPass &g, const SpmdSegment &seg, const Analysis
     step.dim = info.layout.dim;
     step.nsplit = info.layout.group.nsplit;
     step.group = info.layout.group.index;
-    step.n = info.extents;
+    step.n = table_extents(info.extents, a);
     step.chunks = seg.chunks;
     step.chunk_dim = seg.chunks > 0 ? overlap_dim(*g.scatter, a) : -1;
     step.chunk_elements = g.scatter->fuse_options.chunk_elements;
@@ -139,8 +148,15 @@ ProgramPlan plan_program(const LoweredProgram &lowered, const std::string &funct
     }
     for (const DFuncContents *f : spmd.device_stages) {
         const FuncInfo &info = a.of(f);
-        plan.device_stages.push_back(
-            ProgramValue{f->name, f->func.type(), info.extents, info.layout, true});
+        plan.device_stages.push_back(ProgramValue{
+            f->name, f->func.type(), table_extents(info.extents, a), info.layout, true});
+    }
+    for (const RuntimeSize &s : a.sizes) {
+        plan.sizes.push_back(s.name);
+    }
+    for (const ExtentConstraint &c : a.constraints) {
+        plan.constraints.push_back(
+            SizeConstraint{table_extent(c.a, a.sizes), table_extent(c.b, a.sizes), c.what});
     }
     return plan;
 }

@@ -21,7 +21,7 @@ struct GpuPlacement;
 struct ProgramValue {
     std::string name;
     Halide::Type type;
-    std::vector<int> extents;
+    std::vector<int> extents; // as the table holds them: constants, or COCONET_SIZE_REF(k)
     Layout layout;
     bool device = false; // a GPU kernel computes or reads it (mark_device_values)
 };
@@ -66,8 +66,16 @@ struct ProgramCombiner {
     std::string identity; // the identity kernel's
 };
 
+// coconet_size_constraint.
+struct SizeConstraint {
+    int32_t a, b;
+    std::string what;
+};
+
 struct ProgramPlan {
     std::vector<ProgramValue> values;
+    std::vector<std::string> sizes; // the run-time sizes' names, in signature order
+    std::vector<SizeConstraint> constraints;
     int ninputs = 0;
     std::vector<int> args;          // inputs, then outputs
     std::vector<int> output_values; // per output

@@ -104,10 +104,12 @@ Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) 
 }
 
 RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
-                              int world_size, const RankBuffers &inputs) {
+                              int world_size, const RankBuffers &inputs, const Sizes &sizes) {
     RankBuffers out;
     for (const DFunc &in : analysis.inputs) {
         const FuncInfo &info = analysis.of(in);
+        const std::vector<int> extents =
+            bind_extents(info.extents, sizes, "Program " + program.name() + ": input " + in.name());
         auto it = inputs.find(in.name());
         coconet_user_assert(it != inputs.end() && it->second.defined())
             << "Program " << program.name() << ", rank " << rank << ": no buffer for input "
@@ -117,7 +119,7 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
         coconet_user_assert(b.type() == want)
             << "Program " << program.name() << ", rank " << rank << ": input " << in.name()
             << " has element type " << b.type() << ", expected " << want << ".";
-        std::vector<Range> box = rank_region(info.layout, info.extents, rank, world_size);
+        std::vector<Range> box = rank_region(info.layout, extents, rank, world_size);
         coconet_user_assert(b.dimensions() == (int)box.size())
             << "Program " << program.name() << ", rank " << rank << ": input " << in.name()
             << " has " << b.dimensions() << " dimensions, expected " << box.size() << ".";
@@ -131,7 +133,7 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
         coconet_user_assert(same_extents && (same_mins || at_zero))
             << "Program " << program.name() << ", rank " << rank << " of " << world_size
             << ": input " << in.name() << " is " << info.layout.to_string()
-            << " with global extents " << box_string(rank_region(Replicated(), info.extents, 0, 1))
+            << " with global extents " << box_string(rank_region(Replicated(), extents, 0, 1))
             << ", so this rank must pass the box " << box_string(box) << ", but its buffer is "
             << box_string(*b.raw_buffer()) << " (a buffer whose mins are all 0 is taken as the "
             << "rank's box).";
@@ -149,6 +151,11 @@ RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, 
 }
 
 std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed) {
+    return make_sized_inputs(program, world_size, {}, seed);
+}
+
+std::vector<RankBuffers> make_sized_inputs(const Program &program, int world_size,
+                                           const Sizes &sizes, uint32_t seed) {
     coconet_user_assert(world_size >= 1)
         << "make_inputs(" << program.name() << "): world size " << world_size << " < 1.";
     Analysis analysis = analyze(program);
@@ -157,11 +164,11 @@ std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uin
         for (const DFunc &in : analysis.inputs) {
             const FuncInfo &info = analysis.of(in);
             const Halide::Type type = in.get_contents()->param->type();
-            Halide::Buffer<> b =
-                allocate_box(type, rank_region(info.layout, info.extents, r, world_size));
+            const std::vector<int> ext =
+                bind_extents(info.extents, sizes, "make_inputs(" + program.name() + "): input " + in.name());
+            Halide::Buffer<> b = allocate_box(type, rank_region(info.layout, ext, r, world_size));
             const bool local = info.layout.kind == LayoutKind::Local;
             const uint32_t base = mix(seed ^ hash_string(in.name()) ^ (local ? mix(r + 1) : 0));
-            const std::vector<int> &ext = info.extents;
             with_element_type(type, [&](auto zero) {
                 using T = decltype(zero);
                 Halide::Buffer<T> typed(b);
@@ -301,7 +308,7 @@ std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program,
 }
 
 std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program, coconet_comm *comm,
-                                                      const RankBuffers &mine) {
+                                                      const RankBuffers &mine, const Sizes &sizes) {
     Analysis analysis = analyze(program);
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     std::vector<RankBuffers> copies(size);
@@ -314,7 +321,8 @@ std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program, co
         const Halide::Buffer<> &own = mine.at(name);
         const Range members = group_ranks(info.layout.group, size);
         const std::vector<Range> box =
-            rank_region(info.layout, info.extents, (int)members.begin, size);
+            rank_region(info.layout, bind_extents(info.extents, sizes, "output " + name),
+                        (int)members.begin, size);
         int64_t bytes = own.type().bytes();
         for (const Range &r : box) {
             bytes *= r.extent();

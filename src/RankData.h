@@ -26,13 +26,17 @@ Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box);
 // the program's, from analyze in InferLayouts.h) and returns them in global
 // coordinates (buffers whose extents match but that start at 0 are moved to
 // the rank's box).
+// `sizes`: the values of the program's run-time sizes (Extent.h), here and below.
 RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
-                              int world_size, const RankBuffers &inputs);
+                              int world_size, const RankBuffers &inputs, const Sizes &sizes = {});
 
 // Deterministic pseudo-random inputs for every rank consistent with the
 // layouts: Replicated and Sliced inputs are boxes of one global value, Local
 // inputs differ between ranks. Values are uniform in [-1, 1) (integers: 0..9).
 std::vector<RankBuffers> make_inputs(const Program &program, int world_size, uint32_t seed = 1);
+// The same for a program with run-time sizes, at `sizes`.
+std::vector<RankBuffers> make_sized_inputs(const Program &program, int world_size,
+                                           const Sizes &sizes, uint32_t seed = 1);
 
 // Largest absolute difference between two runs' outputs over all ranks and
 // outputs; throws if their shapes differ. Infinite where either holds a NaN or
@@ -84,7 +88,8 @@ std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program,
 // rank gets the same answer. The tolerance is reference_tolerance(comm): MPI's
 // own reductions need not give every rank the same bits.
 std::vector<ReplicatedMismatch> replicated_mismatches(const Program &program, coconet_comm *comm,
-                                                      const RankBuffers &mine);
+                                                      const RankBuffers &mine,
+                                                      const Sizes &sizes = {});
 
 } // namespace coconet
 

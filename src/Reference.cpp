@@ -53,11 +53,18 @@ int owner(const Range &ranks, int extent, int index) {
 }
 
 // One collective for every rank: out[r] is rank r's box of the result.
-void run_collective(const DFuncContents &f, const Analysis &a, int world_size,
+void run_collective(const DFuncContents &f, const Analysis &a, int world_size, const Sizes &sizes,
                     std::vector<Materialized> &state) {
     const CollectiveDesc &c = *f.collective;
-    const FuncInfo &src = a.of(c.source.get());
-    const FuncInfo &dst = a.of(&f);
+    const FuncInfo &src_info = a.of(c.source.get());
+    const FuncInfo &dst_info = a.of(&f);
+    // The shapes as this run's sizes give them.
+    struct Bound {
+        Layout layout;
+        std::vector<int> extents;
+    };
+    const Bound src{src_info.layout, bind_extents(src_info.extents, sizes, "Reference: " + f.name)};
+    const Bound dst{dst_info.layout, bind_extents(dst_info.extents, sizes, "Reference: " + f.name)};
     const Range ranks = group_ranks(src.layout.group, world_size);
     const int group_size = (int)ranks.extent();
     if (c.kind == CollectiveKind::Broadcast || c.kind == CollectiveKind::Reduce) {
@@ -168,20 +175,27 @@ const Reference::Kernel &Reference::kernel_for(const DFuncContents &f) const {
     }
     args.push_back(rank);
     args.push_back(size);
+    for (const Halide::Argument &s : size_arguments(analysis_->sizes)) {
+        args.push_back(s);
+    }
     k->callable = Halide::Pipeline(out).compile_to_callable(args, jit_target());
     slot = std::move(k);
     return *slot;
 }
 
-std::vector<RankBuffers> Reference::run(int world_size,
-                                        const std::vector<RankBuffers> &inputs) const {
+std::vector<RankBuffers> Reference::run(int world_size, const std::vector<RankBuffers> &inputs,
+                                        const Sizes &sizes) const {
     coconet_user_assert(world_size >= 1) << "Reference: world size " << world_size << " < 1.";
     coconet_user_assert((int)inputs.size() == world_size)
         << "Program " << program_.name() << ": inputs for " << inputs.size()
         << " ranks given to a reference run on " << world_size << " ranks.";
+    std::vector<int32_t> size_values;
+    for (const RuntimeSize &s : analysis_->sizes) {
+        size_values.push_back(bind_extents({s.expr}, sizes, "Program " + program_.name())[0]);
+    }
     std::vector<Materialized> state(world_size);
     for (int r = 0; r < world_size; r++) {
-        RankBuffers in = check_rank_inputs(program_, *analysis_, r, world_size, inputs[r]);
+        RankBuffers in = check_rank_inputs(program_, *analysis_, r, world_size, inputs[r], sizes);
         for (const DFunc &f : analysis_->inputs) {
             state[r][f.get_contents().get()] = in.at(f.name());
         }
@@ -189,7 +203,7 @@ std::vector<RankBuffers> Reference::run(int world_size,
     for (const DFunc &df : analysis_->order) {
         const DFuncContents &f = *df.get_contents();
         if (f.kind == FuncKind::Collective) {
-            run_collective(f, *analysis_, world_size, state);
+            run_collective(f, *analysis_, world_size, sizes, state);
             continue;
         }
         if (f.kind != FuncKind::Compute) {
@@ -198,7 +212,8 @@ std::vector<RankBuffers> Reference::run(int world_size,
         const Kernel &k = kernel_for(f);
         const FuncInfo &info = analysis_->of(&f);
         for (int r = 0; r < world_size; r++) {
-            std::vector<Range> box = rank_region(info.layout, info.extents, r, world_size);
+            std::vector<Range> box = rank_region(
+                info.layout, bind_extents(info.extents, sizes, "Reference: " + f.name), r, world_size);
             Buffer<> out = allocate_box(f.func.type(), box);
             const Range members = group_ranks(info.layout.group, world_size);
             const bool member = r >= members.begin && r < members.end;
@@ -212,6 +227,9 @@ std::vector<RankBuffers> Reference::run(int world_size,
                 }
                 argv.push_back(&rank);
                 argv.push_back(&size);
+                for (const int32_t &v : size_values) {
+                    argv.push_back(&v);
+                }
                 argv.push_back(out.raw_buffer());
                 int status = k.callable.call_argv_fast(argv.size(), argv.data());
                 coconet_user_assert(status == 0)

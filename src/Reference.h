@@ -21,7 +21,9 @@ public:
     ~Reference();
 
     // inputs[r] is rank r's box of every input; returns each rank's outputs.
-    std::vector<RankBuffers> run(int world_size, const std::vector<RankBuffers> &inputs) const;
+    // `sizes`: the values of the program's run-time sizes (Extent.h).
+    std::vector<RankBuffers> run(int world_size, const std::vector<RankBuffers> &inputs,
+                                 const Sizes &sizes = {}) const;
 
 private:
     struct Kernel;

@@ -13,7 +13,7 @@ bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &sp
     const FuncInfo &s = a.of(split.sliced_part.get());
     const int d = s.layout.dim;
     if (c.layout.kind != LayoutKind::Sliced || c.layout.group != s.layout.group ||
-        c.extents[c.layout.dim] != s.extents[d]) {
+        !same_extent(c.extents[c.layout.dim], s.extents[d])) {
         return false;
     }
     const std::string &var = consumer.func.function().args()[c.layout.dim];

@@ -2,6 +2,7 @@
 // coconet_rank, coconet_size and coconet_collective (the descriptor's version,
 // bounds queries, argument checks, dispatch to the communicator's backend, op
 // counters), and coconet_collective_call, the same for C callers.
+#include <algorithm>
 #include <cstdio>
 
 #include "core/Comm.h"
@@ -70,7 +71,7 @@ int checked_run(coconet_comm *comm, const coconet_rt::Op &o, halide_buffer_t *in
 
 // The collective described by `bytes` bytes at `desc` (unaligned), on comm.
 int run_collective(coconet_comm *comm, const char *name, const void *desc, size_t bytes,
-                   halide_buffer_t *in, halide_buffer_t *out) {
+                   const int32_t *extents, halide_buffer_t *in, halide_buffer_t *out) {
     if (!comm) {
         std::fprintf(stderr, "coconet: collective '%s' called without a communicator\n",
                      name ? name : "");
@@ -83,6 +84,9 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
         const std::string what = std::string("collective '") + (name ? name : "") + "'";
         return comm->fail(COCONET_ERR_INVALID,
                           coconet_rt::op_label(comm->rank, what) + ": " + problem);
+    }
+    if (extents && d.dims >= 0 && d.dims <= COCONET_STAGE_DIMS) {
+        std::copy(extents, extents + d.dims, d.extents); // other counts are refused below
     }
     coconet_rt::Op o = coconet_rt::make_op(name, d, comm->size);
     if (!in || !out) {
@@ -136,17 +140,20 @@ int32_t coconet_size(void *user_context) {
 int coconet_collective_call(coconet_comm *comm, const char *name,
                             const coconet_collective_desc *desc, halide_buffer_t *in,
                             halide_buffer_t *out) {
-    return run_collective(comm, name, desc, desc ? desc->size : 0, in, out);
+    return run_collective(comm, name, desc, desc ? desc->size : 0, nullptr, in, out);
 }
 
 int coconet_collective(void *user_context, const char *name, const halide_buffer_t *desc,
-                       halide_buffer_t *in, halide_buffer_t *out) {
+                       int32_t e0, int32_t e1, int32_t e2, int32_t e3, halide_buffer_t *in,
+                       halide_buffer_t *out) {
+    const int32_t extents[COCONET_STAGE_DIMS] = {e0, e1, e2, e3};
     // In a bounds query too, Halide passes a copy of the constant buffer with its host.
     const bool bytes = desc && desc->host && desc->dimensions == 1 &&
                        desc->type.code == halide_type_uint && desc->type.bits == 8 &&
                        desc->dim[0].stride == 1 && desc->dim[0].extent >= 0;
     return run_collective(static_cast<coconet_comm *>(user_context), name,
-                          bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, in, out);
+                          bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, extents, in,
+                          out);
 }
 
 } // extern "C"

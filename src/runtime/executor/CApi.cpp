@@ -56,8 +56,8 @@ int coconet_aot_value_in_pass(const coconet_aot_program *p, int v) {
     return 0;
 }
 
-int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
-                    int32_t *extent) {
+int coconet_arg_box_sized(const coconet_aot_program *p, const int32_t *sizes, int arg, int rank,
+                          int size, int32_t *min, int32_t *extent) {
     std::string problem;
     if (!p || !min || !extent) {
         problem = std::string(!p ? "the program table" : !min ? "min" : "extent") + " is NULL";
@@ -68,11 +68,21 @@ int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, i
         problem = "rank " + std::to_string(rank) + " of " + std::to_string(size) +
                   " is not a rank of a world (0 <= rank < size)";
     }
+    coconet_value_info v{};
+    if (problem.empty()) {
+        v = p->values[p->args[arg]];
+        problem = coconet_rt::resolve_extents(v, p->size_names, sizes, sizes ? p->nsizes : 0);
+    }
     if (!problem.empty()) {
         return coconet_rt::fail(nullptr, COCONET_ERR_INVALID, "coconet_arg_box: " + problem);
     }
-    coconet_value_box(&p->values[p->args[arg]], rank, size, min, extent);
+    coconet_value_box(&v, rank, size, min, extent);
     return COCONET_OK;
+}
+
+int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
+                    int32_t *extent) {
+    return coconet_arg_box_sized(p, nullptr, arg, rank, size, min, extent);
 }
 
 int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
@@ -87,6 +97,11 @@ int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
 
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     halide_buffer_t *const *args) {
+    return coconet_aot_run_sized(comm, p, nullptr, args);
+}
+
+int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, const int32_t *sizes,
+                          halide_buffer_t *const *args) {
     // Without a live communicator the message goes to coconet_comm_last_error(NULL).
     if (!p) {
         return coconet_rt::fail(comm, COCONET_ERR_INVALID,
@@ -129,7 +144,8 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
     };
     try {
         const coconet_rt::EnvScope switches; // read as they are now, once
-        Executor(comm, *p).run(args);
+        const coconet_rt::SizedProgram sized(comm, *p, sizes);
+        Executor(comm, sized).run(args);
         return COCONET_OK;
     } catch (const AotError &e) {
         return failed(e.code, e.message);

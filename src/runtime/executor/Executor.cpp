@@ -57,15 +57,15 @@ void chain_error_handler(const coconet_aot_program &p) {
 
 namespace coconet_rt {
 
-Executor::Executor(coconet_comm *comm, const coconet_aot_program &p)
-    : comm_(comm), p_(p), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
-      values_(p.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
+Executor::Executor(coconet_comm *comm, const SizedProgram &sized)
+    : comm_(comm), sized_(sized), p_(sized.program()), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
+      values_(p_.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
       caller_had_device_(&scratch_), owned_(&scratch_), outer_context_(comm->with_device_context),
       outer_running_(comm->running) {
     // Collectives the pipelines call copy device data with it too, and
     // reduce on the device with its combiners.
-    comm->with_device_context = p.with_device_context;
-    comm->running = &p;
+    comm->with_device_context = p_.with_device_context;
+    comm->running = &p_;
 }
 
 Executor::~Executor() {
@@ -223,7 +223,7 @@ void Executor::run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t
     coconet_rt::Scratch<512> scratch; // this may be an overlapped producer's thread
     void *uc = comm_;
     coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
-    argv.reserve(1 + step.nparams + step.nouts);
+    argv.reserve(1 + step.nparams + sized_.nsizes() + step.nouts);
     InputCopies copies(&scratch);
     copies.inputs.reserve(step.nparams);
     for (int i = 0; i < step.nparams; i++) {
@@ -231,6 +231,7 @@ void Executor::run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t
         copies.add(value(step.params[i]));
         argv.push_back(value(step.params[i]));
     }
+    push_sizes(argv);
     for (int i = 0; i < step.nouts; i++) {
         argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
     }

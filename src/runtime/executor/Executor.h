@@ -24,6 +24,7 @@
 #include "device/Device.h"
 #include "executor/ChunkLoop.h"
 #include "executor/ExecutorState.h"
+#include "executor/SizedProgram.h"
 
 namespace coconet_rt {
 
@@ -48,7 +49,8 @@ std::string value_memory_prefix(const coconet_aot_program &p);
 
 class Executor {
 public:
-    Executor(coconet_comm *comm, const coconet_aot_program &p);
+    // Runs `sized`'s program (its run-time sizes resolved for this call).
+    Executor(coconet_comm *comm, const SizedProgram &sized);
 
     ~Executor();
 
@@ -189,6 +191,13 @@ private:
 
     // Every rank finds a missing kernel before any of them waits for a peer.
     void check_kernels() const;
+
+    // The run-time sizes, as the functions take them (Halide scalar arguments).
+    void push_sizes(coconet_rt::ScratchVector<void *> &argv) const {
+        for (int k = 0; k < sized_.nsizes(); k++) {
+            argv.push_back(const_cast<int32_t *>(sized_.sizes() + k));
+        }
+    }
 
     // Runs step s's pipeline (its message, built only on failure, names it).
     void call(const coconet_function &f, coconet_rt::ScratchVector<void *> &argv, int s) const;
@@ -341,7 +350,8 @@ private:
     // Before the members it gives memory to (destroyed after them).
     coconet_rt::Scratch<4096> scratch_;
     coconet_comm *comm_;
-    const coconet_aot_program &p_;
+    const SizedProgram &sized_;
+    const coconet_aot_program &p_; // sized_'s
     int rank_, size_;
     coconet_rt::ScratchVector<halide_buffer_t *> values_;
     coconet_rt::ScratchVector<halide_buffer_t *> args_;

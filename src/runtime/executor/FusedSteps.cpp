@@ -39,6 +39,7 @@ void Executor::push_kernel_tail(KernelContext &k, coconet_rt::ScratchVector<void
     }
     argv.push_back(&k.rank);
     argv.push_back(&k.size);
+    push_sizes(argv);
     for (int i = 0; i < k.nout; i++) {
         argv.push_back(outs[i]);
     }
@@ -60,7 +61,7 @@ int Executor::host_kernel_chunk(KernelContext &k, const halide_buffer_t *const *
     coconet_rt::Scratch<1024> scratch;
     void *uc = comm_;
     coconet_rt::ScratchVector<void *> argv({&uc}, &scratch);
-    argv.reserve(1 + k.kernel->nsrc + k.extras.size() + 2 + k.nout);
+    argv.reserve(1 + k.kernel->nsrc + k.extras.size() + 2 + sized_.nsizes() + k.nout);
     InputCopies copies(&scratch);
     const bool device = k.kernel->device != 0;
     std::pmr::deque<coconet_rt::BufferView> views(&scratch);

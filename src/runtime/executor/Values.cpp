@@ -66,7 +66,7 @@ void Executor::place_pass_values() {
         return; // nor the key, on every call of a program with small values
     }
     std::vector<size_t> bytes;
-    std::string key = value_memory_prefix(p_);
+    std::string key = value_memory_prefix(sized_.table());
     for (int v : values) {
         bytes.push_back((size_t)box_of_value(v).count() * (info(v).type_bits / 8));
         key += info(v).name;

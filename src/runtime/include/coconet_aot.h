@@ -22,13 +22,19 @@ typedef enum {
     COCONET_LAYOUT_LOCAL = 2,      // every rank of the group holds its own whole value
 } coconet_layout_kind;
 
+// An extent in a table: >= 0, a constant; COCONET_SIZE_REF(k), the program's
+// run-time size k (coconet_aot_program::size_names), given at each call.
+#define COCONET_SIZE_REF(k) (-(int32_t)(k)-1)
+
 // A distributed value: element type, global extents and layout over group
 // `group` of world.split(nsplit) (nsplit = 1: the world).
 typedef struct {
     const char *name;
     int32_t type_code, type_bits; // halide_type_t's code and bits
     int32_t dims;                 // <= 4
-    int32_t extents[4];           // global extents (1 for missing dimensions)
+    // Global extents (1 for missing dimensions). In a table, run-time sizes
+    // are COCONET_SIZE_REF(k); a call resolves them before it uses the value.
+    int32_t extents[4];
     int32_t layout, dim;          // coconet_layout_kind; the sliced dimension
     int32_t nsplit, group;
     // 1: a GPU kernel computes or reads it. Halide's GPU runtimes abort on an
@@ -37,8 +43,9 @@ typedef struct {
     int32_t device;
 } coconet_value_info;
 
-// The global box rank `rank` of `size` holds of a value: min[d], extent[d]
-// for d < v->dims. Ranks outside the value's group hold nothing (extents 0).
+// The global box rank `rank` of `size` holds of a value whose extents are
+// all constants: min[d], extent[d] for d < v->dims. Ranks outside the value's
+// group hold nothing (extents 0).
 void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t *min,
                        int32_t *extent);
 
@@ -46,7 +53,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 9
+#define COCONET_AOT_VERSION 10
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -126,6 +133,14 @@ typedef struct {
     int32_t dst;
 } coconet_aot_step;
 
+// A condition a call's run-time sizes must meet: extents a and b (each a
+// constant or a COCONET_SIZE_REF) are equal. `what` names the Funcs that
+// need it, for the message.
+typedef struct {
+    int32_t a, b;
+    const char *what;
+} coconet_size_constraint;
+
 // `version` and `size` stay the first fields in every version, so that the
 // executor can read them in a table of any version.
 typedef struct {
@@ -164,12 +179,25 @@ typedef struct {
     // target): one per reduction op and type they use.
     int32_t ncombiners;
     const coconet_aot_combiner *combiners;
+    // The run-time sizes (extents each call gives, the same on every rank),
+    // by the names of their Params, and the conditions they must meet. A
+    // library's pipelines take them as int32 scalars just before their
+    // outputs; fused kernels just after the rank and the size.
+    int32_t nsizes;
+    const char *const *size_names;
+    int32_t nconstraints;
+    const coconet_size_constraint *constraints;
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then
-// outputs): see coconet_value_box. Returns 0, or COCONET_ERR_INVALID for a
-// NULL pointer, an argument or rank out of range (the message in
+// outputs): see coconet_value_box. `sizes` holds the program's run-time
+// sizes (p->nsizes of them, as a call gives them; NULL when it has none).
+// Returns 0, or COCONET_ERR_INVALID for a NULL pointer, an argument or rank
+// out of range, or a missing or negative size (the message in
 // coconet_comm_last_error(NULL)).
+int coconet_arg_box_sized(const coconet_aot_program *p, const int32_t *sizes, int arg, int rank,
+                          int size, int32_t *min, int32_t *extent);
+// The same for a program without run-time sizes.
 int coconet_arg_box(const coconet_aot_program *p, int arg, int rank, int size, int32_t *min,
                     int32_t *extent);
 
@@ -206,6 +234,15 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
 // returned on the host, and has no device allocation after the call, whatever
 // the GPU pipelines copied. As in Halide, after writing the host memory of a
 // buffer that has a device allocation, call set_host_dirty on it.
+//
+// `sizes` holds the program's run-time sizes (p->nsizes int32 values in the
+// order of p->size_names; NULL when it has none). Every rank must pass the
+// same sizes: a call where they differ fails on every rank with a message
+// naming the ranks and the values; so does one that breaks a condition of
+// p->constraints (two inputs the program combines given different sizes).
+int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, const int32_t *sizes,
+                          struct halide_buffer_t *const *args);
+// The same for a program without run-time sizes.
 int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
                     struct halide_buffer_t *const *args);
 

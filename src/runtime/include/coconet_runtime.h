@@ -277,10 +277,15 @@ static inline void coconet_collective_desc_init(coconet_collective_desc *desc, i
 // holding the bytes of a coconet_collective_desc (Halide extern arguments are
 // Exprs, Funcs or Buffers; AOT libraries embed it as constant data). A version
 // or size other than this runtime's is refused with COCONET_ERR_INVALID.
+// e0..e3 are the value's global extents as the call has them (a program's
+// run-time sizes among them); they replace desc's extents [0, dims), which
+// must be at most COCONET_STAGE_DIMS.
 // In bounds-query mode (in->host == NULL and in->device == 0) the call only
 // sets the box of `in` that this rank needs; extent 0 when it needs nothing.
+#define COCONET_STAGE_DIMS 4
 int coconet_collective(void *user_context, const char *name, const halide_buffer_t *desc,
-                       halide_buffer_t *in, halide_buffer_t *out);
+                       int32_t e0, int32_t e1, int32_t e2, int32_t e3, halide_buffer_t *in,
+                       halide_buffer_t *out);
 // The same for C callers holding the descriptor itself (tests, benchmarks).
 int coconet_collective_call(coconet_comm *comm, const char *name,
                             const coconet_collective_desc *desc, halide_buffer_t *in,

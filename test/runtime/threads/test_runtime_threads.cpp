@@ -352,7 +352,7 @@ TEST_CASE("the descriptor: version, size and dimensions are checked", "[runtime]
     desc.dim = &desc_dim;
     auto call = [&](const coconet_collective_desc &d) {
         std::memcpy(desc.host, &d, sizeof(d));
-        return coconet_collective(c, "g", &desc, &in.b, &out.b);
+        return coconet_collective(c, "g", &desc, d.extents[0], 1, 1, 1, &in.b, &out.b);
     };
     const coconet_collective_desc good = make_desc(COCONET_ALL_REDUCE, full);
     CHECK(call(good) == COCONET_OK);
@@ -392,9 +392,9 @@ TEST_CASE("the descriptor: version, size and dimensions are checked", "[runtime]
                             " dimensions; this runtime supports 0 to 4"));
     }
     // A NULL descriptor, or one that is no byte buffer.
-    CHECK(coconet_collective(c, "g", nullptr, &in.b, &out.b) == COCONET_ERR_INVALID);
+    CHECK(coconet_collective(c, "g", nullptr, 4, 1, 1, 1, &in.b, &out.b) == COCONET_ERR_INVALID);
     CHECK(coconet_collective_call(c, "g", nullptr, &in.b, &out.b) == COCONET_ERR_INVALID);
-    CHECK(coconet_collective(c, "g", &in.b, &in.b, &out.b) == COCONET_ERR_INVALID);
+    CHECK(coconet_collective(c, "g", &in.b, 4, 1, 1, 1, &in.b, &out.b) == COCONET_ERR_INVALID);
     CHECK_THAT(std::string(coconet_comm_last_error(c)),
                Contains("rank 0: collective 'g': the collective descriptor is missing"));
     coconet_threads_world_destroy(w);
