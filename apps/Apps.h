@@ -43,11 +43,18 @@ struct OptimizerConfig {
     // false: no hand schedule of the compute (LAMB's norm lanes), left to
     // the default schedule or an autoscheduler.
     bool hand_schedule = true;
+    // true: the parameter count is the run-time size "n" (Extent.h), given
+    // at each call, and `n` above is only its estimate.
+    bool runtime_n = false;
 };
+
+// The parameter count as the program's extent: c.n, or the run-time size "n".
+Halide::Expr parameter_count(const OptimizerConfig &c);
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
 // the new moments computed on each rank's slice of the state.
 struct AdamState {
+    Halide::Expr n; // parameter_count
     DFunc g, w, m, v, g_sum, m_new, v_new;
 };
 AdamState adam_state(const OptimizerConfig &c);

@@ -12,10 +12,11 @@ using Halide::Var;
 
 AdamState adam_state(const OptimizerConfig &c) {
     AdamState s;
-    s.g = input("g", Float(32), {c.n}, Local());
-    s.w = input("w", Float(32), {c.n}, Replicated());
-    s.m = input("m", Float(32), {c.n}, Sliced(0));
-    s.v = input("v", Float(32), {c.n}, Sliced(0));
+    s.n = parameter_count(c);
+    s.g = input("g", Float(32), {s.n}, Local());
+    s.w = input("w", Float(32), {s.n}, Replicated());
+    s.m = input("m", Float(32), {s.n}, Sliced(0));
+    s.v = input("v", Float(32), {s.n}, Sliced(0));
     Var i("i");
 
     // Sum the gradients of all ranks.

@@ -15,6 +15,15 @@ std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint
     return ranks;
 }
 
+Halide::Expr parameter_count(const OptimizerConfig &c) {
+    if (!c.runtime_n) {
+        return c.n;
+    }
+    Halide::Param<int32_t> n("n");
+    n.set_estimate(c.n);
+    return n;
+}
+
 const char *to_string(Schedule s) {
     switch (s) {
     case Schedule::Split: return "split";

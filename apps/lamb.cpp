@@ -31,7 +31,7 @@ Program lamb(const OptimizerConfig &c) {
         return d * d;
     };
     // ||update||^2: each rank sums its slice (a Local partial), then all_reduce.
-    RDom k(0, c.n, "k");
+    RDom k(0, s.n, "k");
     DFunc u_norm2_part("u_norm2_part");
     u_norm2_part() = Halide::Expr(0.0);
     u_norm2_part() += square(update(k));
@@ -42,11 +42,11 @@ Program lamb(const OptimizerConfig &c) {
     // a vectorized loop adds in), so Halide can vectorize it.
     const int lanes = 8;
     Var l("l");
-    RDom j(0, (c.n + lanes - 1) / lanes, "j");
+    RDom j(0, (s.n + lanes - 1) / lanes, "j");
     Expr at = j * lanes + l;
     DFunc w_lanes("w_lanes", {lanes});
     w_lanes(l) = Halide::Expr(0.0);
-    w_lanes(l) += Halide::select(at < c.n, square(w(Halide::min(at, c.n - 1))), Halide::Expr(0.0));
+    w_lanes(l) += Halide::select(at < s.n, square(w(Halide::min(at, s.n - 1))), Halide::Expr(0.0));
     if (!c.gpu && c.hand_schedule) {
         w_lanes.func().vectorize(l, lanes, Halide::TailStrategy::GuardWithIf);
         w_lanes.func().update().reorder(l, j).vectorize(l, lanes,

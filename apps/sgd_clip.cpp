@@ -10,13 +10,14 @@ using Halide::Float;
 using Halide::Var;
 
 ClipParts sgd_clip_parts(const OptimizerConfig &c) {
-    DFunc g = input("g", Float(32), {c.n}, Local());
-    DFunc w = input("w", Float(32), {c.n}, Replicated());
-    DFunc m = input("m", Float(32), {c.n}, Sliced(0));
+    const Expr n = parameter_count(c);
+    DFunc g = input("g", Float(32), {n}, Local());
+    DFunc w = input("w", Float(32), {n}, Replicated());
+    DFunc m = input("m", Float(32), {n}, Sliced(0));
     Var i("i");
     DFunc gs = reduce_scatter(g, 0, ReduceOp::Sum, "gs");
     // ||g||^2 in double: each rank sums its slice (a Local partial), then all_reduce.
-    Halide::RDom k(0, c.n, "k");
+    Halide::RDom k(0, n, "k");
     DFunc norm2_part("norm2_part");
     norm2_part() = Expr(0.0);
     norm2_part() += Halide::cast<double>(gs(k)) * Halide::cast<double>(gs(k));

@@ -1,7 +1,7 @@
 # Lessons 7 to 9: ahead-of-time libraries (included by tutorials/CMakeLists.txt).
 #
 #   lesson_07_aot_generate   the generator executable (lesson_07_aot_generate.cpp)
-#   lesson_07_sgd            its library for the host, n=1000 (lesson_07_sgd.h)
+#   lesson_07_sgd            its library for the host, any n (lesson_07_sgd.h)
 #   lesson_07_aot_run        lesson 7, part 2: runs lesson_07_sgd on thread ranks
 #   lesson_08_mpi            lesson 8: the same library, one rank per MPI process
 #   lesson_07_sgd_cuda       the library for host-cuda-cuda_capability_80 (CUDA only)
@@ -18,7 +18,7 @@ coconet_target_warnings(lesson_07_generator)
 
 add_coconet_generator(lesson_07_aot_generate SOURCES $<TARGET_OBJECTS:lesson_07_generator>)
 
-set(LESSON_07_PARAMS n=1000 lr=0.05 momentum=0.9)
+set(LESSON_07_PARAMS lr=0.05 momentum=0.9)
 add_coconet_library(lesson_07_sgd FROM lesson_07_aot_generate GENERATOR sgd_momentum
                     PARAMS ${LESSON_07_PARAMS})
 

@@ -35,14 +35,21 @@ using namespace coconet;
 class SgdMomentum : public Generator {
 public:
     // GeneratorParams are the knobs the build turns. Each has a name, a
-    // default and a help text; add_coconet_library(... PARAMS n=1000 lr=0.05)
-    // sets them when it runs the generator. They are fixed when the library
-    // is compiled: the library below has exactly n parameters and the
-    // learning rate baked into its code. Every generator also has `ranks`
-    // (0, the default, runs on any number of ranks) and `max_ranks`.
-    GeneratorParam<int> n{"n", 1 << 16, "parameters"};
+    // default and a help text; add_coconet_library(... PARAMS lr=0.05) sets
+    // them when it runs the generator. They are fixed when the library is
+    // compiled: the learning rate below is baked into its code. Every
+    // generator also has `ranks` (0, the default, runs on any number of
+    // ranks) and `max_ranks`.
     GeneratorParam<float> lr{"lr", 0.01f, "learning rate"};
     GeneratorParam<float> momentum{"momentum", 0.9f, "momentum coefficient"};
+
+    // The number of parameters is a run-time size, as a Halide generator's
+    // Input<int> is: a Halide Param<int32_t> used as an extent. The library
+    // takes it as an argument of each call (int32_t n, before the buffers),
+    // so one library serves a model of any size. A fixed extent (a
+    // GeneratorParam<int>, or a constant) is baked in instead, which lets
+    // Halide specialise the code for it.
+    Halide::Param<int32_t> n{"n"};
 
     // generate() states the algorithm, exactly as lessons 1 to 6 did in
     // main(): inputs with their global shapes and layouts, Funcs in global

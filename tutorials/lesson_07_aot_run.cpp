@@ -3,9 +3,10 @@
 // Part 1 (lesson_07_aot_generate.cpp) wrote a generator for one step of SGD
 // with momentum. At build time, add_coconet_library (tutorials/aot_lessons.cmake)
 // ran it and compiled the static library lesson_07_sgd and its header
-// lesson_07_sgd.h, with n = 1000, lr = 0.05 and momentum = 0.9 baked in. This
-// program calls that library on thread ranks as any C or C++ program would,
-// and checks it against the reference of the program it was built from.
+// lesson_07_sgd.h, with lr = 0.05 and momentum = 0.9 baked in and the number
+// of parameters n a run-time size. This program calls that one library at
+// three sizes on thread ranks, as any C or C++ program would, and checks it
+// against the reference of the program it was built from.
 //
 // Build and run from the repository root (the build directory `build` is
 // configured by ./scripts/test.sh or ./scripts/demo.sh):
@@ -31,19 +32,20 @@
 // What lessons 7, 8 and 9 share about the library's data, explained here:
 //
 // Arg names the arguments, in the order of the header's signature:
-//   int lesson_07_sgd(coconet_comm *comm, halide_buffer_t *g, halide_buffer_t *w,
-//                     halide_buffer_t *m, halide_buffer_t *w_new, halide_buffer_t *m_new);
-// Inputs first, in the order generate() declared them, then the outputs in
-// the order it passed them to output().
+//   int lesson_07_sgd(coconet_comm *comm, int32_t n, halide_buffer_t *g,
+//                     halide_buffer_t *w, halide_buffer_t *m, halide_buffer_t *w_new,
+//                     halide_buffer_t *m_new);
+// The run-time sizes first (here n), then the inputs in the order generate()
+// declared them, then the outputs in the order it passed them to output().
 //
 // input_value(arg, rank, i) is an input's value at global index i. The
 // Replicated parameters and the Sliced momentum are one global value whatever
 // the rank, so they depend only on i; the Local gradients differ between
 // ranks, so they depend on the rank.
 //
-// allocate_rank_args(program, rank, ranks, global_mins) allocates each of a
-// rank's arguments with the box coconet_arg_box gives it (step 1 prints
-// them) and fills the inputs. With global_mins the buffer's min is the box's
+// allocate_rank_args(program, n, rank, ranks, global_mins) allocates each of
+// a rank's arguments with the box coconet_arg_box_sized gives it for n
+// parameters (step 1 prints them) and fills the inputs. With global_mins the buffer's min is the box's
 // min, so that x(i) is element i of the global array; without, it starts at
 // 0, which the library also accepts (it then takes the buffer as the rank's
 // box).
@@ -69,9 +71,10 @@ struct Run {
     std::vector<std::string> errors;
 };
 
-// Runs the library on `ranks` thread ranks. With wrong_m_box, every rank
-// passes the whole momentum instead of its slice (step 4's mistake).
-Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
+// Runs the library for n parameters on `ranks` thread ranks. With
+// wrong_m_box, every rank passes the whole momentum instead of its slice
+// (step 4's mistake).
+Run run_on_threads(int32_t n, int ranks, bool global_mins, bool wrong_m_box = false) {
     Run run{std::vector<RankArgs>(ranks), std::vector<int>(ranks), std::vector<std::string>(ranks)};
     // The threads backend: `ranks` communicators in this process. Collectives
     // give up after 10 seconds if a peer never arrives.
@@ -80,16 +83,14 @@ Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
     for (int r = 0; r < ranks; r++) {
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world, r);
-            RankArgs a = allocate_rank_args(lesson_07_sgd_program(), r, ranks, global_mins);
+            RankArgs a = allocate_rank_args(lesson_07_sgd_program(), n, r, ranks, global_mins);
             if (wrong_m_box) {
-                const int n =
-                    lesson_07_sgd_program()->values[lesson_07_sgd_program()->args[M]].extents[0];
                 a[M] = Halide::Runtime::Buffer<float>(n);
             }
             // Every rank calls the entry point with its own communicator and
             // buffers; the call returns when this rank's outputs are ready.
             run.status[r] =
-                lesson_07_sgd(comm, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
+                lesson_07_sgd(comm, n, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
                               a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
             if (run.status[r] != COCONET_OK) {
                 run.errors[r] = coconet_comm_last_error(comm);
@@ -98,7 +99,7 @@ Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
             // the check below reads them in global coordinates.
             for (int i = 0; i < NUM_ARGS && !global_mins; i++) {
                 int32_t min[1], extent[1];
-                coconet_arg_box(lesson_07_sgd_program(), i, r, ranks, min, extent);
+                coconet_arg_box_sized(lesson_07_sgd_program(), &n, i, r, ranks, min, extent);
                 a[i].set_min(min[0]);
             }
             run.args[r] = a;
@@ -115,7 +116,7 @@ Run run_on_threads(int ranks, bool global_mins, bool wrong_m_box = false) {
 // reference works on maps from each value's name to a Halide::Buffer in
 // global coordinates; a Halide::Buffer can wrap the runtime buffers without
 // copying them, which to_rank_buffers does.
-bool matches_reference(const Program &program, int ranks, const Run &run) {
+bool matches_reference(const Program &program, int32_t n, int ranks, const Run &run) {
     std::vector<RankBuffers> inputs(ranks), got(ranks);
     for (int r = 0; r < ranks; r++) {
         if (run.status[r] != COCONET_OK) {
@@ -124,14 +125,15 @@ bool matches_reference(const Program &program, int ranks, const Run &run) {
         }
         to_rank_buffers(lesson_07_sgd_program(), run.args[r], inputs[r], got[r]);
     }
-    const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
+    // The reference takes the run-time sizes by name.
+    const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs, {{"n", n}});
     const double err = max_abs_diff(got, want);
     const std::vector<ReplicatedMismatch> differ = replicated_mismatches(program, got);
     const RankArgs &last = run.args[ranks - 1];
-    printf("  %d rank(s): w_new starts %.4f %.4f %.4f on rank 0; the last rank's m_new "
+    printf("  n = %d, %d rank(s): w_new starts %.4f on rank 0; the last rank's m_new "
            "covers [%d..%d]; max error against the reference %g\n",
-           ranks, run.args[0][W_NEW](0), run.args[0][W_NEW](1), run.args[0][W_NEW](2),
-           last[M_NEW].dim(0).min(), last[M_NEW].dim(0).min() + last[M_NEW].dim(0).extent(), err);
+           n, ranks, run.args[0][W_NEW](0), last[M_NEW].dim(0).min(),
+           last[M_NEW].dim(0).min() + last[M_NEW].dim(0).extent(), err);
     if (!differ.empty()) {
         printf("  the ranks' copies differ: %s\n", differ[0].to_string().c_str());
     }
@@ -146,21 +148,25 @@ int main() {
     // Besides the entry point, the header declares lesson_07_sgd_program(),
     // the table the runtime follows: the generator and parameters it was
     // built with, each argument's type, global shape and layout, and the
-    // steps of the plan. coconet_arg_box(program, i, rank, size, min, extent)
-    // turns an argument's layout into the box a rank must pass. Replicated
-    // and Local arguments are the whole array on every rank; a Sliced one is
-    // block `rank` of ceil(1000 / size) elements, the last one shorter.
-    // Boxes print as the plans and messages print them: [a..b] holds the
-    // elements a to b - 1.
-    printf("Step 1: %s, from generator %s (%s)\n", p->name, p->generator, p->params);
+    // steps of the plan, and its run-time sizes (p->size_names; an extent
+    // that is one reads COCONET_SIZE_REF(k) in the table).
+    // coconet_arg_box_sized(program, sizes, i, rank, size, min, extent) turns
+    // an argument's layout into the box a rank must pass at those sizes.
+    // Replicated and Local arguments are the whole array on every rank; a
+    // Sliced one is block `rank` of ceil(n / size) elements, the last one
+    // shorter. Boxes print as the plans and messages print them: [a..b] holds
+    // the elements a to b - 1.
+    printf("Step 1: %s, from generator %s (%s), run-time size %s\n", p->name, p->generator,
+           p->params, p->size_names[0]);
+    const int32_t n = kLessonN;
     for (int a = 0; a < p->ninputs + p->noutputs; a++) {
         const coconet_value_info &v = p->values[p->args[a]];
-        printf("  %d %-6s %-5s float%d [%d] %-10s boxes on 3 ranks:", a,
-               a < p->ninputs ? "input" : "output", v.name, v.type_bits, v.extents[0],
-               layout_name(v));
+        printf("  %d %-6s %-5s float%d [%s] %-10s boxes for n = %d on 3 ranks:", a,
+               a < p->ninputs ? "input" : "output", v.name, v.type_bits,
+               v.extents[0] == COCONET_SIZE_REF(0) ? p->size_names[0] : "?", layout_name(v), n);
         for (int r = 0; r < 3; r++) {
             int32_t min[1], extent[1];
-            coconet_arg_box(p, a, r, 3, min, extent);
+            coconet_arg_box_sized(p, &n, a, r, 3, min, extent);
             printf(" r%d:[%d..%d]", r, min[0], min[0] + extent[0]);
         }
         printf("\n");
@@ -178,18 +184,23 @@ int main() {
     const Program program = library_program(p);
     printf("Step 2: rebuilt program '%s' from the generator registry\n", program.name().c_str());
 
-    // Step 3: run it on 1, 3 and 4 thread ranks.
+    // Step 3: run the one library at three sizes on 1, 3 and 4 thread ranks.
     //
     // The library runs on any number of ranks (the generator's ranks
-    // parameter is 0). With 3 ranks the momentum's slices are 334, 334 and
-    // 332 elements. On 4 ranks the buffers start at 0 instead of their
-    // boxes' mins, which the library accepts as well.
-    printf("Step 3: the library on thread ranks\n");
-    for (int ranks : {1, 3, 4}) {
-        const bool global_mins = ranks != 4;
-        if (!matches_reference(program, ranks, run_on_threads(ranks, global_mins))) {
-            printf("The library does not match the reference on %d ranks.\n", ranks);
-            return 1;
+    // parameter is 0) and at any n. With 3 ranks and n = 1000 the momentum's
+    // slices are 334, 334 and 332 elements; with n = 2 the last rank's is
+    // empty. On 4 ranks the buffers start at 0 instead of their boxes' mins,
+    // which the library accepts as well.
+    printf("Step 3: one library, three sizes, on thread ranks\n");
+    for (int32_t size : {kLessonN, 2, (1 << 16) + 3}) {
+        for (int ranks : {1, 3, 4}) {
+            const bool global_mins = ranks != 4;
+            if (!matches_reference(program, size, ranks,
+                                   run_on_threads(size, ranks, global_mins))) {
+                printf("The library does not match the reference on %d ranks at n = %d.\n",
+                       ranks, size);
+                return 1;
+            }
         }
     }
 
@@ -203,7 +214,7 @@ int main() {
     // program in which only some ranks fail should call coconet_comm_abort
     // on them, so that their peers stop waiting for them.)
     printf("Step 4: every rank of 3 passes the whole momentum\n");
-    const Run bad = run_on_threads(3, true, true);
+    const Run bad = run_on_threads(kLessonN, 3, true, true);
     for (int r = 0; r < 3; r++) {
         if (bad.status[r] != COCONET_ERR_INVALID ||
             bad.errors[r].find("this rank's box is") == std::string::npos) {

@@ -15,9 +15,12 @@
 #include "HalideBuffer.h"
 #include "coconet_aot.h"
 
-// The arguments, in the order of the library's signature (inputs, then
-// outputs).
+// The arguments, in the order of the library's signature (the run-time size
+// n first, then the inputs, then the outputs).
 enum Arg { G, W, M, W_NEW, M_NEW, NUM_ARGS };
+
+// The size lessons 8 and 9 run at (lesson 7 runs several).
+constexpr int32_t kLessonN = 1000;
 
 // The inputs' values at global index i on rank `rank`: a formula, so that any
 // process can build any rank's inputs.
@@ -33,15 +36,15 @@ inline float input_value(int arg, int rank, int i) {
 // One rank's buffers, indexed by Arg.
 using RankArgs = std::vector<Halide::Runtime::Buffer<float>>;
 
-// Rank `rank` of `ranks`'s buffers: each argument's box from coconet_arg_box,
-// filled with input_value. With global_mins a buffer's min is its box's min
-// (global coordinates); without, it is 0.
-inline RankArgs allocate_rank_args(const coconet_aot_program *p, int rank, int ranks,
+// Rank `rank` of `ranks`'s buffers for n parameters: each argument's box
+// from coconet_arg_box_sized, filled with input_value. With global_mins a
+// buffer's min is its box's min (global coordinates); without, it is 0.
+inline RankArgs allocate_rank_args(const coconet_aot_program *p, int32_t n, int rank, int ranks,
                                    bool global_mins = true) {
     RankArgs args;
     for (int a = 0; a < NUM_ARGS; a++) {
         int32_t min[1], extent[1];
-        coconet_arg_box(p, a, rank, ranks, min, extent);
+        coconet_arg_box_sized(p, &n, a, rank, ranks, min, extent);
         Halide::Runtime::Buffer<float> b(extent[0]);
         if (global_mins) {
             b.set_min(min[0]);

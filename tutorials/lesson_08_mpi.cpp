@@ -54,11 +54,11 @@ int main() {
     // sharded optimizer state takes on a rank. As in lesson 7, each buffer's
     // min is its box's min, so that it is indexed in global coordinates.
     const coconet_aot_program *p = lesson_07_sgd_program();
-    RankArgs mine = allocate_rank_args(p, rank, ranks);
+    RankArgs mine = allocate_rank_args(p, kLessonN, rank, ranks);
 
     // Step 3: run the library, exactly as on thread ranks.
     const int status =
-        lesson_07_sgd(comm, mine[G].raw_buffer(), mine[W].raw_buffer(), mine[M].raw_buffer(),
+        lesson_07_sgd(comm, kLessonN, mine[G].raw_buffer(), mine[W].raw_buffer(), mine[M].raw_buffer(),
                       mine[W_NEW].raw_buffer(), mine[M_NEW].raw_buffer());
 
     // Step 4: check this rank against the reference.
@@ -81,9 +81,9 @@ int main() {
         const Program program = library_program(p);
         std::vector<RankBuffers> inputs(ranks), outputs(ranks);
         for (int r = 0; r < ranks; r++) {
-            to_rank_buffers(p, allocate_rank_args(p, r, ranks), inputs[r], outputs[r]);
+            to_rank_buffers(p, allocate_rank_args(p, kLessonN, r, ranks), inputs[r], outputs[r]);
         }
-        const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs);
+        const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs, {{"n", kLessonN}});
         RankBuffers got, unused;
         to_rank_buffers(p, mine, unused, got);
         err = max_abs_diff({got}, {want[rank]});

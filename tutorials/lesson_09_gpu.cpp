@@ -8,7 +8,7 @@
 //
 //   add_coconet_library(lesson_07_sgd_cuda FROM lesson_07_aot_generate
 //                       GENERATOR sgd_momentum TARGETS host
-//                       FEATURES cuda cuda_capability_80 PARAMS n=1000 ...)
+//                       FEATURES cuda cuda_capability_80 PARAMS ...)
 //
 // Compiling for CUDA needs no GPU, only the toolkit, so that library is built
 // and linked in every build that finds /usr/local/cuda; running its GPU code
@@ -87,10 +87,10 @@ int main() {
     for (int r = 0; r < ranks; r++) {
         threads.emplace_back([&, r] {
             coconet_comm *comm = coconet_threads_world_comm(world, r);
-            args[r] = allocate_rank_args(p, r, ranks);
+            args[r] = allocate_rank_args(p, kLessonN, r, ranks);
             RankArgs &a = args[r];
             status[r] =
-                lesson_07_sgd_cuda(comm, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
+                lesson_07_sgd_cuda(comm, kLessonN, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
                                    a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
             if (status[r] != COCONET_OK) {
                 errors[r] = coconet_comm_last_error(comm);
@@ -116,7 +116,7 @@ int main() {
     for (int r = 0; r < ranks; r++) {
         to_rank_buffers(p, args[r], inputs[r], got[r]);
     }
-    const double err = max_abs_diff(got, Reference(program).run(ranks, inputs));
+    const double err = max_abs_diff(got, Reference(program).run(ranks, inputs, {{"n", kLessonN}}));
     printf("Step 3: %d ranks, w_new starts %.4f %.4f %.4f, max error against the reference %g\n",
            ranks, args[0][W_NEW](0), args[0][W_NEW](1), args[0][W_NEW](2), err);
     // On the CPU the library matched the reference bit for bit. On a GPU it

@@ -3,6 +3,7 @@
 // no rank count divides) on 1 to 5 thread ranks, equal to the reference at
 // each; unscheduled, with fused passes and overlapped. Sizes that break what
 // the program needs, or that differ between ranks, are refused by name.
+#include "Apps.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -55,6 +56,18 @@ Program matmul(Sched s) {
     return p.output(out, Replicated());
 }
 
+// Inputs at `sizes`; an optimizer's second moment v is non-negative.
+std::vector<RankBuffers> inputs_at(const Program &program, int ranks, const Sizes &sizes,
+                                   uint32_t seed) {
+    std::vector<RankBuffers> inputs = make_sized_inputs(program, ranks, sizes, seed);
+    for (RankBuffers &r : inputs) {
+        if (r.count("v")) {
+            Halide::Buffer<float>(r.at("v")).for_each_value([](float &x) { x = std::fabs(x); });
+        }
+    }
+    return inputs;
+}
+
 void check_sizes(const Program &program, const std::vector<Sizes> &all_sizes,
                  const JitOptions &options = {}) {
     JitProgram jit(program, options); // compiled once
@@ -66,7 +79,7 @@ void check_sizes(const Program &program, const std::vector<Sizes> &all_sizes,
                 shown += " " + name + "=" + std::to_string(value);
             }
             INFO(program.name() << " on " << r << " ranks," << shown);
-            auto inputs = make_sized_inputs(program, r, sizes, 7 + r);
+            auto inputs = inputs_at(program, r, sizes, 7 + r);
             auto outputs = jit.run_threads(r, inputs, sizes, 10.0);
             auto expected = reference.run(r, inputs, sizes);
             CHECK(max_abs_diff(outputs, expected) == 0.0);
@@ -86,6 +99,18 @@ TEST_CASE("one compiled program runs at every size", "[shapes]") {
     JitOptions off;
     off.default_schedule = false;
     check_sizes(sgd(Sched::None), {{{"n", 7}}}, off);
+}
+
+TEST_CASE("the optimizer apps with a run-time parameter count", "[shapes]") {
+    const std::vector<Sizes> sizes = {{{"n", 1}}, {{"n", 2}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
+    for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
+        apps::OptimizerConfig c;
+        c.runtime_n = true;
+        c.schedule = s;
+        check_sizes(apps::adam(c), sizes);
+        check_sizes(apps::lamb(c), sizes);
+        check_sizes(apps::sgd_clip(c), sizes);
+    }
 }
 
 TEST_CASE("a MatMul with run-time extents, tiled and overlapped", "[shapes]") {

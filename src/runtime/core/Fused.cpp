@@ -87,7 +87,8 @@ std::string FusedPlan::check(int rank) const {
     }
     for (int i = 0; i < c.nout; i++) {
         const halide_buffer_t *o = c.outs[i];
-        if (!o || !o->host || o->dimensions != c.dims) {
+        // An empty slice (more ranks than blocks) may have no memory.
+        if (!o || o->dimensions != c.dims || (!o->host && !box_of(o).empty())) {
             return "output " + std::to_string(i) + " is missing or has other dimensions";
         }
         const Box need = c.gathered[i] ? full : slice(rank);

@@ -92,7 +92,8 @@ halide_buffer_t *Executor::checked_argument(int i, halide_buffer_t *b) {
         fail(COCONET_ERR_INVALID,
              what() + " of global shape " + shape_text(vi) + ": this rank's box is " +
                  box_text(vi.dims, min, extent) + ", the buffer covers " +
-                 box_text(vi.dims, got_min, got_extent) + " (see coconet_arg_box)");
+                 box_text(vi.dims, got_min, got_extent) +
+                 (p_.nsizes > 0 ? " (see coconet_arg_box_sized)" : " (see coconet_arg_box)"));
     }
     // The rank's box, with its mins moved to global coordinates: the same
     // memory, on the host and on the device alike.
