@@ -13,11 +13,18 @@
 namespace coconet {
 namespace apps {
 
-// This rank's box of argument i (an input or output) of the library, unset.
-Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size);
+// The library's run-time sizes as its calls take them (in the order of
+// p->size_names), from `sizes` by name; a size missing there is a UserError.
+std::vector<int32_t> table_sizes(const coconet_aot_program *p, const Sizes &sizes);
+
+// This rank's box of argument i (an input or output) of the library at
+// `sizes` (its run-time sizes), unset.
+Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size,
+                                  const Sizes &sizes = {});
 
 // This rank's boxes of the library's outputs, keyed by name.
-RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size);
+RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size,
+                                 const Sizes &sizes = {});
 
 // Where a rank's buffers are placed for a call (run_aot_rank). Every rank
 // places the same buffers in the same order.
@@ -75,7 +82,8 @@ private:
 // `placement`, inputs and outputs are placed by it first, and the outputs
 // collected by it after the call.
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, BufferPlacement *placement = nullptr);
+                         const RankBuffers &inputs, BufferPlacement *placement = nullptr,
+                         const Sizes &sizes = {});
 
 // Runs body(comm) on a thread per communicator (the ranks of one world, in
 // rank order); throws the error of a rank that failed first (the others are
@@ -90,7 +98,7 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
 // R ranks as threads of this process (threads backend).
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
                                          const std::vector<RankBuffers> &inputs,
-                                         double timeout_seconds = 30.0);
+                                         double timeout_seconds = 30.0, const Sizes &sizes = {});
 
 // The generator the library was built from, with its parameters (the
 // generator must be linked into this program).
@@ -98,6 +106,10 @@ Program aot_program_source(const coconet_aot_program *p);
 
 // Test inputs for a generator's program: the optimizers' v is non-negative.
 InputMaker inputs_for_generator(const std::string &generator);
+
+// The same for library p's program at `sizes` (its run-time sizes).
+std::vector<RankBuffers> library_inputs(const coconet_aot_program *p, const Program &program,
+                                        int world_size, const Sizes &sizes);
 
 } // namespace apps
 } // namespace coconet

@@ -45,16 +45,17 @@ struct OptimizerConfig {
     bool hand_schedule = true;
     // true: the parameter count is the run-time size "n" (Extent.h), given
     // at each call, and `n` above is only its estimate.
-    bool runtime_n = false;
+    bool runtime_size = false;
 };
 
-// The parameter count as the program's extent: c.n, or the run-time size "n".
-Halide::Expr parameter_count(const OptimizerConfig &c);
+// An app's extent: `value`, or with `runtime` the run-time size `name`
+// (Extent.h) with `value` as its estimate.
+Halide::Expr app_extent(int value, bool runtime, const std::string &name);
 
 // What Adam and LAMB share: the inputs, the gradients summed over ranks, and
 // the new moments computed on each rank's slice of the state.
 struct AdamState {
-    Halide::Expr n; // parameter_count
+    Halide::Expr n; // the parameter count, app_extent(c.n, c.runtime_size, "n")
     DFunc g, w, m, v, g_sum, m_new, v_new;
 };
 AdamState adam_state(const OptimizerConfig &c);
@@ -103,6 +104,7 @@ struct MlpConfig {
     // the activation's vectors), left to the default schedule or an
     // autoscheduler.
     bool hand_schedule = true;
+    bool runtime_size = false; // the batch is the run-time size "batch"
 };
 
 // The Megatron block's parts: its inputs and the Local partial sums of its
@@ -130,6 +132,7 @@ struct PipelineConfig {
     int overlap = 0;           // > 0 (with Fused): each stage's MatMul overlapped with its pass
     bool gpu = false;          // as OptimizerConfig::gpu
     bool hand_schedule = true; // as OptimizerConfig::hand_schedule
+    bool runtime_size = false; // the batch is the run-time size "batch"
 };
 
 // Two pipeline stages on world.split(2), each a model-parallel layer
@@ -149,6 +152,7 @@ struct EmbeddingConfig {
     bool producer_only = false; // output pooled (Sliced(2)), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
     bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
+    bool runtime_size = false;  // the tile count is the run-time size "tiles"
 };
 
 // DLRM-style embedding lookup and sum pooling, then all_to_all: inputs
@@ -165,6 +169,7 @@ struct GemvConfig {
     bool producer_only = false; // output partial (Local), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
     bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
+    bool runtime_size = false;  // the tile count is the run-time size "tiles"
 };
 
 // Model-parallel GEMV then all_reduce and a bias: inputs w(o, j, k) Sliced(2)
@@ -182,6 +187,7 @@ struct GemmConfig {
     bool producer_only = false; // output expert_out (Sliced(2)), for a baseline
     bool gpu = false;           // as OptimizerConfig::gpu
     bool hand_schedule = true;  // as OptimizerConfig::hand_schedule
+    bool runtime_size = false;  // the tile count is the run-time size "tiles"
 };
 
 // Mixture-of-experts GEMM then all_to_all: inputs tokens(k, s, x, j) and
@@ -194,6 +200,8 @@ using InputMaker = std::function<std::vector<RankBuffers>(const Program &, int, 
 // make_inputs, with the optimizers' second moment v made non-negative as it
 // is in training (a negative v would make every result NaN).
 std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint32_t seed);
+// Makes the optimizers' second moments v non-negative, as optimizer_inputs does.
+void make_second_moments_nonnegative(std::vector<RankBuffers> &inputs);
 
 struct AppCase {
     std::string name;

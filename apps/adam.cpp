@@ -12,7 +12,7 @@ using Halide::Var;
 
 AdamState adam_state(const OptimizerConfig &c) {
     AdamState s;
-    s.n = parameter_count(c);
+    s.n = app_extent(c.n, c.runtime_size, "n");
     s.g = input("g", Float(32), {s.n}, Local());
     s.w = input("w", Float(32), {s.n}, Replicated());
     s.m = input("m", Float(32), {s.n}, Sliced(0));

@@ -6,22 +6,26 @@
 namespace coconet {
 namespace apps {
 
-std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint32_t seed) {
-    std::vector<RankBuffers> ranks = make_inputs(p, world_size, seed);
-    for (RankBuffers &r : ranks) {
+void make_second_moments_nonnegative(std::vector<RankBuffers> &inputs) {
+    for (RankBuffers &r : inputs) {
         Halide::Buffer<float> v(r.at("v"));
         v.for_each_value([](float &x) { x = std::fabs(x); });
     }
+}
+
+std::vector<RankBuffers> optimizer_inputs(const Program &p, int world_size, uint32_t seed) {
+    std::vector<RankBuffers> ranks = make_inputs(p, world_size, seed);
+    make_second_moments_nonnegative(ranks);
     return ranks;
 }
 
-Halide::Expr parameter_count(const OptimizerConfig &c) {
-    if (!c.runtime_n) {
-        return c.n;
+Halide::Expr app_extent(int value, bool runtime, const std::string &name) {
+    if (!runtime) {
+        return value;
     }
-    Halide::Param<int32_t> n("n");
-    n.set_estimate(c.n);
-    return n;
+    Halide::Param<int32_t> size(name);
+    size.set_estimate(value);
+    return size;
 }
 
 const char *to_string(Schedule s) {

@@ -4,7 +4,8 @@
 // output agree (under --mpi, gathered from the processes).
 //
 //   build/apps/coconet_aot_app [--ranks 1,3,4] [--repeat N] [--path direct|ring]
-//                              [--tolerance [LIBRARY=]T]... [library...]
+//                              [--tolerance [LIBRARY=]T]... [--at SIZE=V1,V2,...]...
+//                              [library...]
 //   mpirun --allow-run-as-root --oversubscribe -np 4 build/apps/coconet_aot_app --mpi [--window]
 //
 // --gpu (the CUDA-target libraries) first looks for a GPU and, without one,
@@ -34,6 +35,10 @@
 // rank's inputs and outputs on the library's device, as a caller keeping its
 // data there does, and fails a run whose call copies any byte between host
 // and device (COCONET_HOST_DEVICE) on any rank.
+//
+// A library with run-time sizes runs at every combination of the values
+// --at gives its sizes (e.g. --at n=1,2,1001); one with a size --at does not
+// name fails.
 //
 // Without --mpi, each library runs on thread ranks (threads backend) for each
 // count in --ranks, --repeat times, its floating-point inputs rewritten in
@@ -81,6 +86,8 @@ struct RunOptions {
     int repeat = 1;
     // --tolerance [LIBRARY=]T: by library name, "" for every library.
     std::map<std::string, double> tolerances;
+    // --at SIZE=V1,V2,...: the values each run-time size runs at.
+    std::map<std::string, std::vector<int>> at;
 
     double relative_tolerance(const std::string &library) const {
         auto it = tolerances.find(library);
@@ -93,8 +100,8 @@ struct RunOptions {
 // ranks, or on an NCCL world of `size` GPUs. host_device[r]: the bytes rank
 // r's call copied between host and device.
 std::vector<RankBuffers> run_world(const coconet_aot_program *p, int size,
-                                   const std::vector<RankBuffers> &inputs, const RunOptions &o,
-                                   std::vector<uint64_t> &host_device) {
+                                   const std::vector<RankBuffers> &inputs, const Sizes &sizes,
+                                   const RunOptions &o, std::vector<uint64_t> &host_device) {
     std::vector<RankBuffers> outputs(size);
     host_device.assign(size, 0);
     auto body = [&](coconet_comm *comm) {
@@ -104,7 +111,7 @@ std::vector<RankBuffers> run_world(const coconet_aot_program *p, int size,
             device = std::make_unique<apps::DeviceMemory>(p, comm);
         }
         coconet_comm_reset_counters(comm);
-        outputs[r] = apps::run_aot_rank(p, comm, inputs.at(r), device.get());
+        outputs[r] = apps::run_aot_rank(p, comm, inputs.at(r), device.get(), sizes);
         host_device[r] = coconet_comm_bytes_sent(comm, COCONET_HOST_DEVICE);
     };
     if (!o.nccl) {
@@ -165,10 +172,11 @@ std::string device_allocation_left(const std::vector<RankBuffers> &inputs, int k
 
 // Checks one library on `size` ranks; comm == NULL runs them all as threads
 // (or on an NCCL world), otherwise only this process's rank of an MPI world.
-bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const RunOptions &o) {
+bool check(const coconet_aot_program *p, int size, const Sizes &sizes, coconet_comm *comm,
+           const RunOptions &o) {
     const Program program = apps::aot_program_source(p);
-    std::vector<RankBuffers> inputs = apps::inputs_for_generator(p->generator)(program, size, 1);
-    std::vector<RankBuffers> expected = Reference(program).run(size, inputs);
+    std::vector<RankBuffers> inputs = apps::library_inputs(p, program, size, sizes);
+    std::vector<RankBuffers> expected = Reference(program).run(size, inputs, sizes);
     const int rank = comm ? coconet_comm_rank(comm) : 0;
     const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<apps::WindowMemory> window; // outlives `got`, which it may hold
@@ -195,16 +203,16 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
             // A training loop rewrites its host inputs in place between calls:
             // every call must read them fresh.
             rewrite_in_place(inputs, k);
-            expected = Reference(program).run(size, inputs);
+            expected = Reference(program).run(size, inputs, sizes);
         }
         if (comm) {
             if (o.window) {
                 window = std::make_unique<apps::WindowMemory>(comm);
             }
-            got = {apps::run_aot_rank(p, comm, inputs[rank], window.get())};
+            got = {apps::run_aot_rank(p, comm, inputs[rank], window.get(), sizes)};
             want = {expected[rank]};
         } else {
-            got = run_world(p, size, inputs, o, host_device);
+            got = run_world(p, size, inputs, sizes, o, host_device);
             want = expected;
         }
         compare(got, want);
@@ -219,7 +227,8 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
     // Every rank's copy of a Replicated output must be the same: under MPI
     // the copies are gathered from the processes (every rank checks alike).
     const std::vector<ReplicatedMismatch> differ =
-        comm ? replicated_mismatches(program, comm, got[0]) : replicated_mismatches(program, got);
+        comm ? replicated_mismatches(program, comm, got[0], sizes)
+             : replicated_mismatches(program, got);
     const std::string replicated = to_string(differ);
     // Window memory must never cost fused traffic: the caller's buffers
     // there save the copies of passes over them, the executor's values there
@@ -231,7 +240,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
     if (o.window && comm && size > 1 && has_fused_pass(p)) {
         auto fused_bytes = [&](apps::WindowMemory *w) {
             coconet_comm_reset_counters(comm);
-            apps::run_aot_rank(p, comm, inputs[rank], w);
+            apps::run_aot_rank(p, comm, inputs[rank], w, sizes);
             return coconet_comm_bytes_sent(comm, COCONET_FUSED);
         };
         apps::WindowMemory w(comm);
@@ -251,7 +260,7 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         const bool released = coconet_aot_release(comm, p) == COCONET_OK;
         const uint64_t after = coconet_mpi_window_bytes(comm);
         coconet_comm_reset_counters(comm);
-        const RankBuffers again = apps::run_aot_rank(p, comm, inputs[rank], nullptr);
+        const RankBuffers again = apps::run_aot_rank(p, comm, inputs[rank], nullptr, sizes);
         const uint64_t again_bytes = coconet_comm_bytes_sent(comm, COCONET_FUSED);
         compare({again}, want);
         unsetenv("COCONET_MPI_VALUE_MEMORY");
@@ -282,15 +291,53 @@ bool check(const coconet_aot_program *p, int size, coconet_comm *comm, const Run
         std::snprintf(relative_note, sizeof relative_note,
                       " (%.3g of the output's magnitude, tolerance %.3g)", relative_err, relative);
     }
-    std::printf("[%s] %-24s %d ranks (%s%s): max error %.3g%s, %.2f ms%s%s%s\n",
+    std::string at;
+    for (const auto &[name, value] : sizes) {
+        at += ", " + name + "=" + std::to_string(value);
+    }
+    std::printf("[%s] %-24s %d ranks (%s%s%s): max error %.3g%s, %.2f ms%s%s%s\n",
                 ok ? "PASS" : "FAIL", p->name, size,
                 comm         ? (o.window ? "mpi, window memory, rank " : "mpi, rank ")
                 : o.nccl     ? (o.resident ? "nccl, on the device" : "nccl")
                 : o.resident ? "threads, on the device"
                              : "threads",
-                comm ? std::to_string(rank).c_str() : "", err, relative_note, ms, traffic.c_str(),
+                comm ? std::to_string(rank).c_str() : "", at.c_str(), err, relative_note, ms,
+                traffic.c_str(),
                 replicated.c_str(), left_on_device.c_str());
     return ok;
+}
+
+// The run-time sizes library p runs at: every combination of the --at
+// values of its sizes (one empty point for a library without).
+std::vector<Sizes> size_points(const coconet_aot_program *p, const RunOptions &o) {
+    std::vector<Sizes> points = {{}};
+    for (int k = 0; k < p->nsizes; k++) {
+        auto it = o.at.find(p->size_names[k]);
+        if (it == o.at.end()) {
+            throw UserError(std::string(p->name) + " takes the run-time size " +
+                            p->size_names[k] + "; give its values with --at " +
+                            p->size_names[k] + "=V1,V2,...");
+        }
+        std::vector<Sizes> more;
+        for (const Sizes &point : points) {
+            for (int v : it->second) {
+                Sizes s = point;
+                s[p->size_names[k]] = v;
+                more.push_back(s);
+            }
+        }
+        points = more;
+    }
+    return points;
+}
+
+std::vector<int> int_list(const std::string &text) {
+    std::vector<int> values;
+    std::stringstream list(text);
+    for (std::string n; std::getline(list, n, ',');) {
+        values.push_back(std::atoi(n.c_str()));
+    }
+    return values;
 }
 
 } // namespace
@@ -302,11 +349,16 @@ int main(int argc, char **argv) {
     bool mpi = false;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
-            rank_counts.clear();
-            std::stringstream list(argv[++i]);
-            for (std::string n; std::getline(list, n, ',');) {
-                rank_counts.push_back(std::atoi(n.c_str()));
+            rank_counts = int_list(argv[++i]);
+        } else if (std::strcmp(argv[i], "--at") == 0 && i + 1 < argc) {
+            const std::string arg = argv[++i];
+            const size_t eq = arg.find('=');
+            if (eq == std::string::npos) {
+                std::fprintf(stderr, "coconet_aot_app: --at %s: expected SIZE=V1,V2,...\n",
+                             arg.c_str());
+                return 2;
             }
+            o.at[arg.substr(0, eq)] = int_list(arg.substr(eq + 1));
         } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
             o.repeat = std::max(1, std::atoi(argv[++i]));
         } else if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
@@ -390,7 +442,9 @@ int main(int argc, char **argv) {
             runs++;
             const auto start = std::chrono::steady_clock::now();
             try {
-                failures += check(p, size, comm, o) ? 0 : 1;
+                for (const Sizes &sizes : size_points(p, o)) {
+                    failures += check(p, size, sizes, comm, o) ? 0 : 1;
+                }
             } catch (const std::exception &e) {
                 const double s =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

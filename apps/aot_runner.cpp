@@ -8,10 +8,26 @@
 namespace coconet {
 namespace apps {
 
-Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size) {
+std::vector<int32_t> table_sizes(const coconet_aot_program *p, const Sizes &sizes) {
+    std::vector<int32_t> values;
+    for (int k = 0; k < p->nsizes; k++) {
+        auto it = sizes.find(p->size_names[k]);
+        coconet_user_assert(it != sizes.end())
+            << p->name << " takes the run-time size " << p->size_names[k]
+            << ", which was not given.";
+        values.push_back(it->second);
+    }
+    return values;
+}
+
+Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank, int size,
+                                  const Sizes &sizes) {
     const coconet_value_info &v = p->values[p->args[i]];
     int32_t min[4], extent[4];
-    coconet_arg_box(p, i, rank, size, min, extent);
+    const std::vector<int32_t> values = table_sizes(p, sizes);
+    if (coconet_arg_box_sized(p, values.data(), i, rank, size, min, extent) != COCONET_OK) {
+        throw UserError(coconet_comm_last_error(nullptr));
+    }
     std::vector<Range> box;
     for (int d = 0; d < v.dims; d++) {
         box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
@@ -19,10 +35,11 @@ Halide::Buffer<> allocate_aot_arg(const coconet_aot_program *p, int i, int rank,
     return allocate_box(Halide::Type((halide_type_code_t)v.type_code, v.type_bits, 1), box);
 }
 
-RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size) {
+RankBuffers allocate_aot_outputs(const coconet_aot_program *p, int rank, int size,
+                                 const Sizes &sizes) {
     RankBuffers out;
     for (int i = p->ninputs; i < p->ninputs + p->noutputs; i++) {
-        out[p->values[p->args[i]].name] = allocate_aot_arg(p, i, rank, size);
+        out[p->values[p->args[i]].name] = allocate_aot_arg(p, i, rank, size, sizes);
     }
     return out;
 }
@@ -104,9 +121,11 @@ void DeviceMemory::collect(RankBuffers &outputs) {
 }
 
 RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
-                         const RankBuffers &inputs, BufferPlacement *placement) {
+                         const RankBuffers &inputs, BufferPlacement *placement,
+                         const Sizes &sizes) {
     RankBuffers in = inputs;
-    RankBuffers out = allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm));
+    RankBuffers out =
+        allocate_aot_outputs(p, coconet_comm_rank(comm), coconet_comm_size(comm), sizes);
     // Every rank places the same names in the same (map) order.
     for (RankBuffers *buffers : {&in, &out}) {
         for (auto it = buffers->begin(); placement && it != buffers->end(); ++it) {
@@ -122,7 +141,8 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
                                               << " on rank " << coconet_comm_rank(comm) << ".";
         args.push_back(it->second.raw_buffer());
     }
-    if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
+    const std::vector<int32_t> values = table_sizes(p, sizes);
+    if (coconet_aot_run_sized(comm, p, values.data(), args.data()) != COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error(comm));
     }
     if (placement) {
@@ -174,11 +194,11 @@ void run_on_thread_ranks(int world_size, double timeout_seconds,
 
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,
                                          const std::vector<RankBuffers> &inputs,
-                                         double timeout_seconds) {
+                                         double timeout_seconds, const Sizes &sizes) {
     std::vector<RankBuffers> outputs(world_size);
     run_on_thread_ranks(world_size, timeout_seconds, [&](coconet_comm *comm) {
         const int r = coconet_comm_rank(comm);
-        outputs[r] = run_aot_rank(p, comm, inputs.at(r));
+        outputs[r] = run_aot_rank(p, comm, inputs.at(r), nullptr, sizes);
     });
     return outputs;
 }
@@ -189,9 +209,25 @@ Program aot_program_source(const coconet_aot_program *p) {
     return g->build();
 }
 
+namespace {
+
+bool is_optimizer(const std::string &generator) {
+    return generator == "adam" || generator == "lamb";
+}
+
+} // namespace
+
 InputMaker inputs_for_generator(const std::string &generator) {
-    return generator == "adam" || generator == "lamb" ? InputMaker(optimizer_inputs)
-                                                      : InputMaker(make_inputs);
+    return is_optimizer(generator) ? InputMaker(optimizer_inputs) : InputMaker(make_inputs);
+}
+
+std::vector<RankBuffers> library_inputs(const coconet_aot_program *p, const Program &program,
+                                        int world_size, const Sizes &sizes) {
+    std::vector<RankBuffers> inputs = make_sized_inputs(program, world_size, sizes, 1);
+    if (is_optimizer(p->generator)) {
+        make_second_moments_nonnegative(inputs);
+    }
+    return inputs;
 }
 
 } // namespace apps

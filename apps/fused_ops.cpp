@@ -12,6 +12,7 @@
 namespace coconet {
 namespace apps {
 
+using Halide::Expr;
 using Halide::Float;
 using Halide::Int;
 using Halide::RDom;
@@ -45,7 +46,7 @@ Program embedding_all_to_all(const EmbeddingConfig &c) {
     // Tables are sliced across ranks (model parallel); every rank has the
     // indices of the whole batch.
     DFunc tables = input("tables", Float(32), {c.dim, c.rows, c.tables}, Sliced(2));
-    DFunc indices = input("indices", Int(32), {c.bag, c.tile, c.tables, c.tiles}, Replicated());
+    DFunc indices = input("indices", Int(32), {Expr(c.bag), c.tile, c.tables, app_extent(c.tiles, c.runtime_size, "tiles")}, Replicated());
     Var e("e"), s("s"), t("t"), j("j");
 
     // Sum pooling of a bag of rows per sample and table; an index out of
@@ -69,9 +70,9 @@ Program gemv_all_reduce(const GemvConfig &c) {
     // Model-parallel decoding: the weight is sliced along the contraction,
     // so each rank's product is a partial sum. Output rows are (row within
     // tile, tile).
-    DFunc w = input("w", Float(32), {c.tile, c.tiles, c.cols}, Sliced(2));
+    DFunc w = input("w", Float(32), {Expr(c.tile), app_extent(c.tiles, c.runtime_size, "tiles"), c.cols}, Sliced(2));
     DFunc x = input("x", Float(32), {c.cols}, Sliced(0));
-    DFunc bias = input("bias", Float(32), {c.tile, c.tiles}, Replicated());
+    DFunc bias = input("bias", Float(32), {Expr(c.tile), app_extent(c.tiles, c.runtime_size, "tiles")}, Replicated());
     Var o("o"), j("j");
 
     RDom k(0, c.cols, "k");
@@ -124,7 +125,7 @@ Program gemm_all_to_all(const GemmConfig &c) {
     // tokens dispatched to it (capacity slots, sliced within each tile by
     // the rank the token came from).
     DFunc tokens =
-        input("tokens", Float(32), {c.hidden, c.capacity, c.experts, c.tiles}, Sliced(2));
+        input("tokens", Float(32), {Expr(c.hidden), c.capacity, c.experts, app_extent(c.tiles, c.runtime_size, "tiles")}, Sliced(2));
     DFunc w = input("w", Float(32), {c.out, c.hidden, c.experts}, Sliced(2));
     Var h("h"), s("s"), x("x"), j("j");
 

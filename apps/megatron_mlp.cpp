@@ -27,7 +27,8 @@ Expr gelu(Expr x) {
 
 MlpParts megatron_partial(const MlpConfig &c) {
     MlpParts m;
-    m.x = input("x", Float(32), {c.hidden, c.batch}, Replicated());
+    m.x = input("x", Float(32), {Expr(c.hidden), app_extent(c.batch, c.runtime_size, "batch")},
+                Replicated());
     m.w1 = input("w1", Float(32), {c.ffn, c.hidden}, Sliced(0));
     m.w2 = input("w2", Float(32), {c.hidden, c.ffn}, Sliced(1));
     m.b2 = input("b2", Float(32), {c.hidden}, Replicated());

@@ -10,7 +10,7 @@ using Halide::Float;
 using Halide::Var;
 
 ClipParts sgd_clip_parts(const OptimizerConfig &c) {
-    const Expr n = parameter_count(c);
+    const Expr n = app_extent(c.n, c.runtime_size, "n");
     DFunc g = input("g", Float(32), {n}, Local());
     DFunc w = input("w", Float(32), {n}, Replicated());
     DFunc m = input("m", Float(32), {n}, Sliced(0));

@@ -42,6 +42,21 @@ struct ComputeParams {
     }
 };
 
+// Run-time shapes: the app's batch-like extent (the optimizers' n, the
+// Megatron block's and the pipeline's batch, the fused operators' tiles) a
+// run-time size of that name, which each call gives (one library serves every
+// size); the GeneratorParam of that name is then the size's estimate.
+struct ShapeParams {
+    GeneratorParam<bool> runtime_size{
+        "runtime_size", false,
+        "the app's n, batch or tiles is a run-time size each call gives (its parameter: the "
+        "estimate)"};
+    template<typename Config>
+    void apply(Config &c) const {
+        c.runtime_size = runtime_size;
+    }
+};
+
 // What Adam and LAMB share.
 struct OptimizerParams {
     GeneratorParam<int> n{"n", 1 << 16, "parameters"};

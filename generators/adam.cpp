@@ -10,10 +10,12 @@ class Adam : public Generator {
 public:
     OptimizerParams opt;
     GeneratorParam<int> step{"step", 1, "optimizer step, for the bias correction"};
+    ShapeParams shape;
 
     void generate() override {
         apps::OptimizerConfig c = opt.config();
         c.step = step;
+        shape.apply(c);
         set_program(apps::adam(c));
     }
 };

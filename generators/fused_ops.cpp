@@ -26,6 +26,7 @@ public:
     GeneratorParam<int> overlap{"overlap", 2, overlap_doc};
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
     ComputeParams compute;
+    ShapeParams shape;
 
     void generate() override {
         apps::EmbeddingConfig c;
@@ -38,6 +39,7 @@ public:
         c.overlap = overlap;
         c.producer_only = producer_only;
         compute.apply(c, target());
+        shape.apply(c);
         set_program(apps::embedding_all_to_all(c));
     }
 };
@@ -51,6 +53,7 @@ public:
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
     ComputeParams compute;
     ScheduleParams sched;
+    ShapeParams shape;
 
     void generate() override {
         apps::GemvConfig c;
@@ -61,6 +64,7 @@ public:
         c.producer_only = producer_only;
         compute.apply(c, target());
         sched.apply(c);
+        shape.apply(c);
         set_program(apps::gemv_all_reduce(c));
     }
 };
@@ -75,6 +79,7 @@ public:
     GeneratorParam<int> overlap{"overlap", 2, overlap_doc};
     GeneratorParam<bool> producer_only{"producer_only", false, producer_doc};
     ComputeParams compute;
+    ShapeParams shape;
 
     void generate() override {
         apps::GemmConfig c;
@@ -87,6 +92,7 @@ public:
         c.producer_only = producer_only;
         compute.apply(c, target());
         c.register_cols = register_tile_columns(target());
+        shape.apply(c);
         set_program(apps::gemm_all_to_all(c));
     }
 };

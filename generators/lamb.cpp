@@ -11,11 +11,13 @@ public:
     OptimizerParams opt;
     GeneratorParam<float> weight_decay{"weight_decay", 0.01f, "weight decay"};
     ComputeParams compute;
+    ShapeParams shape;
 
     void generate() override {
         apps::OptimizerConfig c = opt.config();
         c.weight_decay = weight_decay;
         compute.apply(c, target());
+        shape.apply(c);
         set_program(apps::lamb(c));
     }
 };

@@ -20,6 +20,7 @@ public:
                                   "the dimension the split all_reduce slices: 0 the features "
                                   "(tensor parallel), 1 the tokens (sequence parallel)"};
     ScheduleParams sched;
+    ShapeParams shape;
 
     void generate() override {
         apps::MlpConfig c = mlp.config();
@@ -30,6 +31,7 @@ public:
         c.split_dim = split_dim;
         c.overlap = overlap;
         compute.apply(c, target());
+        shape.apply(c);
         set_program(apps::megatron_mlp(c));
     }
 };
@@ -38,10 +40,12 @@ class MegatronPartial : public Generator {
 public:
     MlpParams mlp;
     ComputeParams compute;
+    ShapeParams shape;
 
     void generate() override {
         apps::MlpConfig c = mlp.config();
         compute.apply(c, target());
+        shape.apply(c);
         apps::MlpParts m = apps::megatron_partial(c);
         output(m.partial, Local());
     }

@@ -14,6 +14,7 @@ public:
     GeneratorParam<int> overlap{"overlap", 4, "chunks of each overlapped MatMul (0: none)"};
     ScheduleParams sched;
     ComputeParams compute;
+    ShapeParams shape;
 
     void generate() override {
         apps::PipelineConfig c;
@@ -22,6 +23,7 @@ public:
         sched.apply(c);
         c.overlap = overlap;
         compute.apply(c, target());
+        shape.apply(c);
         set_program(apps::two_stage_pipeline(c));
     }
 };

@@ -107,7 +107,7 @@ private:
 // The name the build refers to: add_coconet_library(... GENERATOR sgd_momentum).
 // At build time, add_coconet_library runs this file's executable as
 //   lesson_07_aot_generate -g sgd_momentum -f lesson_07_sgd -n lesson_07_sgd
-//       -o <dir> target=host n=1000 lr=0.05 momentum=0.9
+//       -o <dir> target=host lr=0.05 momentum=0.9
 // The driver creates the generator, sets the parameters, calls generate()
 // and schedule(), lowers the program as lessons 1 to 6 did in process, and
 // compiles every Halide pipeline and fused kernel of the plan for the target

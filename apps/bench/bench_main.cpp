@@ -1,6 +1,7 @@
 // Benchmarks of the apps' AOT libraries: the unscheduled program, the
 // CoCoNet schedule with and without the hand schedules of the compute, the
-// Megatron block autoscheduled, and what users write today (baseline), on
+// same with run-time shapes (one library for every size, called at this
+// one), the Megatron block autoscheduled, and what users write today (baseline), on
 // thread ranks or under mpirun, with a STREAM-like triad measured in the same
 // run.
 //
@@ -43,8 +44,19 @@ namespace {
 struct Entry {
     const char *app, *variant;
     int64_t n;
+    const char *sizes; // the run-time sizes it is called at, "NAME=VALUE,...", or ""
     const coconet_aot_program *program;
 };
+
+Sizes parse_sizes(const std::string &text) {
+    Sizes sizes;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        const size_t eq = item.find('=');
+        sizes[item.substr(0, eq)] = std::atoi(item.c_str() + eq + 1);
+    }
+    return sizes;
+}
 
 struct Options {
     std::vector<int> ranks = {2, 4};
@@ -130,11 +142,17 @@ void fill(Halide::Buffer<float> b, const std::string &name, int rank, bool local
     });
 }
 
-// Input i of library p as rank `rank` of `size` holds it, filled.
-Halide::Buffer<> bench_input(const coconet_aot_program *p, int i, int rank, int size) {
-    const coconet_value_info &v = p->values[p->args[i]];
+// Input i of library p at `sizes` as rank `rank` of `size` holds it, filled
+// as the fixed-shape libraries' are.
+Halide::Buffer<> bench_input(const coconet_aot_program *p, int i, int rank, int size,
+                             const Sizes &sizes) {
+    coconet_value_info v = p->values[p->args[i]];
+    const std::vector<int32_t> values = apps::table_sizes(p, sizes);
+    for (int d = 0; d < v.dims; d++) {
+        v.extents[d] = v.extents[d] >= 0 ? v.extents[d] : values[-v.extents[d] - 1];
+    }
     const bool local = v.layout == COCONET_LAYOUT_LOCAL;
-    Halide::Buffer<> b = apps::allocate_aot_arg(p, i, rank, size);
+    Halide::Buffer<> b = apps::allocate_aot_arg(p, i, rank, size, sizes);
     if (b.type() == Halide::Int(32)) {
         // Indices: any integer (the operators wrap them around).
         Halide::Buffer<float> f = Halide::Buffer<float>::make_with_shape_of(b.as<int32_t>());
@@ -151,19 +169,22 @@ Halide::Buffer<> bench_input(const coconet_aot_program *p, int i, int rank, int 
 // filled (or given), outputs allocated.
 struct AotCall {
     const coconet_aot_program *p;
+    std::vector<int32_t> sizes; // its run-time sizes' values
     RankBuffers buffers;
     std::vector<halide_buffer_t *> args;
     std::unique_ptr<apps::WindowMemory> window; // holds the buffers placed in it
 
-    AotCall(const coconet_aot_program *program, coconet_comm *comm, const RankBuffers &given = {})
-        : p(program) {
+    AotCall(const coconet_aot_program *program, coconet_comm *comm, const RankBuffers &given = {},
+            const Sizes &at = {})
+        : p(program), sizes(apps::table_sizes(program, at)) {
         const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
-        buffers = apps::allocate_aot_outputs(p, rank, size);
+        buffers = apps::allocate_aot_outputs(p, rank, size, at);
         for (int i = 0; i < p->ninputs + p->noutputs; i++) {
             const coconet_value_info &v = p->values[p->args[i]];
             if (i < p->ninputs) {
                 auto it = given.find(v.name);
-                buffers[v.name] = it != given.end() ? it->second : bench_input(p, i, rank, size);
+                buffers[v.name] =
+                    it != given.end() ? it->second : bench_input(p, i, rank, size, at);
             }
             args.push_back(buffers.at(v.name).raw_buffer());
         }
@@ -186,7 +207,7 @@ struct AotCall {
     }
 
     void operator()(coconet_comm *comm) {
-        if (coconet_aot_run(comm, p, args.data()) != COCONET_OK) {
+        if (coconet_aot_run_sized(comm, p, sizes.data(), args.data()) != COCONET_OK) {
             throw RuntimeError(coconet_comm_last_error(comm));
         }
     }
@@ -349,7 +370,7 @@ private:
     };
 
     Variant aot_variant(const Entry *e, const std::string &app) {
-        auto call = std::make_shared<AotCall>(e->program, comm_);
+        auto call = std::make_shared<AotCall>(e->program, comm_, RankBuffers(), parse_sizes(e->sizes));
         if (o_.window_memory && coconet_mpi_is_mpi_comm(comm_)) {
             call->into_window(comm_);
         }
@@ -494,7 +515,7 @@ private:
         std::vector<RankBuffers> inputs(size_);
         for (int r = 0; r < size_; r++) {
             for (int i = 0; i < p->ninputs; i++) {
-                inputs[r][p->values[p->args[i]].name] = bench_input(p, i, r, size_);
+                inputs[r][p->values[p->args[i]].name] = bench_input(p, i, r, size_, {});
             }
         }
         return Reference(apps::aot_program_source(p))
@@ -513,7 +534,7 @@ private:
                                   variants.count("baseline_producer");
         std::vector<std::pair<const char *, std::function<Variant()>>> made;
         for (const char *name :
-             {"unscheduled", "coconet", "default", "autoscheduled", "baseline"}) {
+             {"unscheduled", "coconet", "default", "shapes", "autoscheduled", "baseline"}) {
             const bool is_baseline = std::strcmp(name, "baseline") == 0;
             if (is_baseline ? has_baseline : variants.count(name) > 0) {
                 made.emplace_back(name, [&, name, is_baseline] {

@@ -13,6 +13,7 @@
 #include "ThreadRanks.h"
 #include "aot_adam.h"
 #include "aot_adam_r3.h"
+#include "aot_adam_shapes.h"
 #include "aot_megatron_mlp_none.h"
 
 using namespace coconet;
@@ -390,4 +391,57 @@ TEST_CASE("coconet_aot_value_in_pass names the values fused passes reach in plac
     CHECK(coconet_aot_value_in_pass(nullptr, 0) == 0);
     CHECK(coconet_aot_value_in_pass(aot_adam_program(), -1) == 0);
     CHECK(coconet_aot_value_in_pass(aot_adam_program(), aot_adam_program()->nvalues) == 0);
+}
+
+TEST_CASE("a run-time-shaped library takes its sizes at each call, the same on every rank",
+          "[aot][shapes][error]") {
+    const coconet_aot_program *p = aot_adam_shapes_program();
+    REQUIRE(p->nsizes == 1);
+    CHECK(std::string(p->size_names[0]) == "n");
+    const Program program = apps::aot_program_source(p);
+    for (int n : {5, 77}) {
+        const Sizes sizes = {{"n", n}};
+        const auto inputs = apps::library_inputs(p, program, 3, sizes);
+        CHECK(max_abs_diff(apps::run_aot_threads(p, 3, inputs, 30.0, sizes),
+                           Reference(program).run(3, inputs, sizes)) == 0);
+    }
+    // The typed entry point takes n before the buffers; coconet_aot_run
+    // without sizes, and ranks giving different sizes, are refused (each
+    // refusal aborts its world, so each gets a world of its own).
+    const Sizes sizes = {{"n", 9}};
+    auto inputs = apps::library_inputs(p, program, 2, sizes);
+    auto arguments = [&](int r, RankBuffers &out) {
+        out = apps::allocate_aot_outputs(p, r, 2, sizes);
+        std::vector<halide_buffer_t *> args;
+        for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+            const std::string name = p->values[p->args[i]].name;
+            args.push_back((i < p->ninputs ? inputs[r].at(name) : out.at(name)).raw_buffer());
+        }
+        return args;
+    };
+    coconet_test::run_thread_ranks(2, 5.0, [&](int r, coconet_comm *comm) {
+        RankBuffers out;
+        const std::vector<halide_buffer_t *> a = arguments(r, out);
+        CHECK(aot_adam_shapes(comm, 9, a[0], a[1], a[2], a[3], a[4], a[5], a[6]) == COCONET_OK);
+    });
+    std::vector<std::string> unsized(2), differ(2);
+    coconet_test::run_thread_ranks(2, 5.0, [&](int r, coconet_comm *comm) {
+        RankBuffers out;
+        std::vector<halide_buffer_t *> a = arguments(r, out);
+        CHECK(coconet_aot_run(comm, p, a.data()) == COCONET_ERR_INVALID);
+        unsized[r] = coconet_comm_last_error(comm);
+    });
+    coconet_test::run_thread_ranks(2, 5.0, [&](int r, coconet_comm *comm) {
+        RankBuffers out;
+        std::vector<halide_buffer_t *> a = arguments(r, out);
+        const int32_t n = r == 1 ? 10 : 9; // rank 1's buffers are those of 9
+        CHECK(coconet_aot_run_sized(comm, p, &n, a.data()) == COCONET_ERR_INVALID);
+        differ[r] = coconet_comm_last_error(comm);
+    });
+    for (int r = 0; r < 2; r++) {
+        CHECK_THAT(unsized[r],
+                   Catch::Contains("the program takes the run-time sizes n, but none were given"));
+        CHECK_THAT(differ[r], Catch::Contains("every rank must give the same run-time sizes, but "
+                                              "'n' is 9 on rank 0, 10 on rank 1"));
+    }
 }

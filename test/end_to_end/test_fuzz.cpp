@@ -87,6 +87,7 @@ struct Drawn {
     bool device;           // JIT-compiled for OpenCL (PoCL in CI), else the host
     bool library;          // device collectives through the collective-library path
     bool default_schedule; // the default schedule for the Funcs left unscheduled (host)
+    Sizes sizes;           // the run-time sizes' values, for a case whose extents are run-time
 };
 
 // Whether blocks of ceil(n / ranks) leave every rank a non-empty slice, as a
@@ -98,7 +99,10 @@ bool every_rank_has_a_block(int n, int ranks) {
 Drawn draw(std::mt19937 &rng, bool force_device) {
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int n0 = pick(1, 13), n1 = pick(1, 5), d = pick(0, 1);
-    const std::vector<int> shape = {n0, n1};
+    // One case in four takes its extents at run time (Halide Params), at n0 x n1.
+    const bool runtime_shape = pick(0, 3) == 0;
+    const Halide::Param<int32_t> size0("n0"), size1("n1");
+    const Extents shape = runtime_shape ? Extents{size0, size1} : to_extents({n0, n1});
     const ReduceOp op =
         std::vector<ReduceOp>{ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}[pick(0, 2)];
     const bool split = pick(0, 1), slice_b = split && pick(0, 1);
@@ -137,7 +141,7 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     ap(i, j) = s(i, j) * 0.5f;            // sliced like s
     a(i, j) = ap(i, j) + t(i, j);         // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
-    c(i, j) = t(n0 - 1 - i, j) + w(i, j); // replicated, reads other indices
+    c(i, j) = t(shape[0] - 1 - i, j) + w(i, j); // replicated, reads other indices
     if (width > 1) {
         a.func().vectorize(i, width, Halide::TailStrategy::GuardWithIf);
     }
@@ -187,7 +191,8 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
         p.output(ap, Sliced(d));
     }
     std::ostringstream desc;
-    desc << "shape " << n0 << "x" << n1 << ", sliced dim " << d << ", op " << to_string(op)
+    desc << "shape " << n0 << "x" << n1 << (runtime_shape ? " (run-time sizes)" : "")
+         << ", sliced dim " << d << ", op " << to_string(op)
          << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
          << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << " (ap too "
          << gather_ap << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk "
@@ -210,7 +215,9 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     desc << ", target " << (device ? "opencl" : "host")
          << (library ? ", collectives through the library path" : "") << ", default schedule "
          << (default_schedule ? "on" : "off");
-    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device, library, default_schedule};
+    const Sizes sizes = runtime_shape ? Sizes{{"n0", n0}, {"n1", n1}} : Sizes{};
+    return Drawn{p,       ranks,   desc.str(),       ring ? 1e-5 : 0.0,
+                 device,  library, default_schedule, sizes};
 }
 
 } // namespace
@@ -253,7 +260,7 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         on_device += d.device ? 1 : 0;
         INFO("seed " << seed << ", case " << k << ": " << d.description << ", " << d.ranks
                      << " ranks");
-        auto inputs = make_inputs(d.program, d.ranks, 100 + k);
+        auto inputs = make_sized_inputs(d.program, d.ranks, d.sizes, 100 + k);
         JitOptions options;
         if (d.device) {
             options.target = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
@@ -261,8 +268,9 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         options.default_schedule = d.default_schedule;
         coconet_test::ScopedEnv collectives("COCONET_DEVICE_COLLECTIVES",
                                             d.library ? "library" : nullptr);
-        auto outputs = JitProgram(d.program, options).run_threads(d.ranks, inputs, 5.0);
-        auto expected = Reference(d.program).run(d.ranks, inputs);
+        auto outputs =
+            JitProgram(d.program, options).run_threads(d.ranks, inputs, d.sizes, 5.0);
+        auto expected = Reference(d.program).run(d.ranks, inputs, d.sizes);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
         REQUIRE(replicated_mismatches(d.program, outputs).empty());
     }

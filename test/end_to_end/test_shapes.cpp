@@ -60,20 +60,21 @@ Program matmul(Sched s) {
 std::vector<RankBuffers> inputs_at(const Program &program, int ranks, const Sizes &sizes,
                                    uint32_t seed) {
     std::vector<RankBuffers> inputs = make_sized_inputs(program, ranks, sizes, seed);
-    for (RankBuffers &r : inputs) {
-        if (r.count("v")) {
-            Halide::Buffer<float>(r.at("v")).for_each_value([](float &x) { x = std::fabs(x); });
-        }
+    if (inputs[0].count("v")) {
+        apps::make_second_moments_nonnegative(inputs);
     }
     return inputs;
 }
 
 void check_sizes(const Program &program, const std::vector<Sizes> &all_sizes,
-                 const JitOptions &options = {}) {
+                 const JitOptions &options = {}, int min_ranks = 1) {
     JitProgram jit(program, options); // compiled once
     Reference reference(program);
     for (const Sizes &sizes : all_sizes) {
         for (int r : kRanks) {
+            if (r < min_ranks) {
+                continue;
+            }
             std::string shown;
             for (const auto &[name, value] : sizes) {
                 shown += " " + name + "=" + std::to_string(value);
@@ -105,11 +106,52 @@ TEST_CASE("the optimizer apps with a run-time parameter count", "[shapes]") {
     const std::vector<Sizes> sizes = {{{"n", 1}}, {{"n", 2}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
     for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
         apps::OptimizerConfig c;
-        c.runtime_n = true;
+        c.runtime_size = true;
         c.schedule = s;
         check_sizes(apps::adam(c), sizes);
         check_sizes(apps::lamb(c), sizes);
         check_sizes(apps::sgd_clip(c), sizes);
+    }
+}
+
+TEST_CASE("the model-parallel apps with a run-time batch", "[shapes]") {
+    const std::vector<Sizes> batches = {{{"batch", 1}}, {{"batch", 5}}, {{"batch", 33}}};
+    for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
+        apps::MlpConfig mlp;
+        mlp.runtime_size = true;
+        mlp.schedule = s;
+        check_sizes(apps::megatron_mlp(mlp), batches);
+        apps::PipelineConfig pipe;
+        pipe.runtime_size = true;
+        pipe.schedule = s;
+        check_sizes(apps::two_stage_pipeline(pipe), batches, {}, 2);
+    }
+    // Overlapped in chunks of the features, and along the tokens (sequence
+    // parallelism: pieces of every rank's run-time share of the batch).
+    apps::MlpConfig mlp;
+    mlp.runtime_size = true;
+    mlp.schedule = apps::Schedule::Fused;
+    mlp.overlap = 3;
+    check_sizes(apps::megatron_mlp(mlp), batches);
+    mlp.split_dim = 1;
+    check_sizes(apps::megatron_mlp(mlp), batches);
+}
+
+TEST_CASE("the fused operators with a run-time tile count", "[shapes]") {
+    const std::vector<Sizes> tiles = {{{"tiles", 1}}, {{"tiles", 3}}, {{"tiles", 6}}};
+    for (int overlap : {0, 2}) {
+        apps::EmbeddingConfig e;
+        e.runtime_size = true;
+        e.overlap = overlap;
+        check_sizes(apps::embedding_all_to_all(e), tiles);
+        apps::GemvConfig g;
+        g.runtime_size = true;
+        g.overlap = overlap;
+        check_sizes(apps::gemv_all_reduce(g), tiles);
+        apps::GemmConfig m;
+        m.runtime_size = true;
+        m.overlap = overlap;
+        check_sizes(apps::gemm_all_to_all(m), tiles);
     }
 }
 

@@ -32,9 +32,12 @@ SizedProgram::SizedProgram(coconet_comm *comm, const coconet_aot_program &p, con
         return;
     }
     if (!sizes) {
-        fail(COCONET_ERR_INVALID,
-             "the program takes " + std::to_string(p.nsizes) +
-                 " run-time sizes, but none were given (coconet_aot_run_sized)");
+        std::string names;
+        for (int k = 0; k < p.nsizes; k++) {
+            names += std::string(k ? ", " : "") + p.size_names[k];
+        }
+        fail(COCONET_ERR_INVALID, "the program takes the run-time sizes " + names +
+                                      ", but none were given (coconet_aot_run_sized)");
     }
     sizes_.assign(sizes, sizes + p.nsizes);
     check_ranks_agree();
