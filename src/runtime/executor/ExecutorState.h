@@ -34,6 +34,10 @@ struct ExecutorState {
     };
     std::unordered_map<const void *, StepTuner> overlap_tuner_of_step;
     std::string overlap_report; // coconet_comm_overlap_report's text
+    // The key of the window memory (Comm::value_memory) each program with
+    // run-time sizes holds, by value_memory_prefix: a call at other sizes
+    // frees it first, so that a program holds one size's memory at a time.
+    std::map<std::string, std::string> value_memory_key;
 };
 
 // comm's state, created at its first use.

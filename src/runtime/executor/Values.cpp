@@ -66,7 +66,8 @@ void Executor::place_pass_values() {
         return; // nor the key, on every call of a program with small values
     }
     std::vector<size_t> bytes;
-    std::string key = value_memory_prefix(sized_.table());
+    const std::string prefix = value_memory_prefix(sized_.table());
+    std::string key = prefix;
     for (int v : values) {
         bytes.push_back((size_t)box_of_value(v).count() * (info(v).type_bits / 8));
         key += info(v).name;
@@ -74,6 +75,15 @@ void Executor::place_pass_values() {
             key += "," + std::to_string(e);
         }
         key += " ";
+    }
+    if (sized_.nsizes() > 0) {
+        // Every rank holds the same key (the sizes agree), so every rank
+        // frees alike.
+        std::string &held = executor_state(comm_).value_memory_key[prefix];
+        if (!held.empty() && held != key && comm_->release_value_memory(held) != COCONET_OK) {
+            fail(coconet_comm_last_error_code(comm_), coconet_comm_last_error(comm_));
+        }
+        held = key;
     }
     std::vector<uint8_t *> memory;
     const int rc = comm_->value_memory(key, bytes, &memory);
