@@ -1,5 +1,6 @@
 #include "JitProgram.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "Compile.h"
@@ -253,6 +254,24 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     return *k;
 }
 
+std::vector<int32_t> JitProgram::table_sizes(const Sizes &sizes) const {
+    const std::string &name = compiled_->lowered.program.name();
+    const std::vector<RuntimeSize> &all = compiled_->lowered.analysis.sizes;
+    std::vector<int32_t> values;
+    std::string known;
+    for (const RuntimeSize &s : all) {
+        values.push_back(bind_extents({s.expr}, sizes, "Program " + name)[0]);
+        known += (known.empty() ? "" : ", ") + s.name;
+    }
+    for (const auto &[size, value] : sizes) {
+        coconet_user_assert(std::any_of(all.begin(), all.end(),
+                                        [&](const RuntimeSize &s) { return s.name == size; }))
+            << "Program " << name << " has no run-time size " << size << " ("
+            << (known.empty() ? "its extents are all constants" : "its sizes: " + known) << ").";
+    }
+    return values;
+}
+
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
                                  const Sizes &sizes) const {
     // Checked against the live communicators, never read when destroyed.
@@ -265,10 +284,7 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
                  : "null communicator.");
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     // Each rank's sizes are checked against the others' by the executor.
-    std::vector<int32_t> size_values;
-    for (const RuntimeSize &s : a.sizes) {
-        size_values.push_back(bind_extents({s.expr}, sizes, "Program " + program.name())[0]);
-    }
+    const std::vector<int32_t> size_values = table_sizes(sizes);
     RankBuffers in = check_rank_inputs(program, a, rank, size, inputs, sizes);
     const Table table(*this, comm);
     std::vector<halide_buffer_t *> args;
@@ -328,6 +344,7 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         << "Program " << compiled_->lowered.program.name() << ": inputs for " << inputs.size()
         << " ranks given to a run on " << world_size << " ranks.";
     // Bad inputs are the caller's error: report them before any rank starts.
+    table_sizes(sizes);
     for (int r = 0; r < world_size; r++) {
         check_rank_inputs(compiled_->lowered.program, compiled_->lowered.analysis, r, world_size,
                           inputs[r], sizes);

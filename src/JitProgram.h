@@ -89,6 +89,9 @@ private:
     struct Function;
     // The table the executor follows on a communicator (its kernels compiled).
     struct Table;
+    // The run-time sizes' values in the table's order; a size missing from
+    // `sizes`, negative, or not the program's is a UserError.
+    std::vector<int32_t> table_sizes(const Sizes &sizes) const;
     // The fused kernel of plan step s for nsrc sources (compiled on first use).
     const Function &fused_kernel(int s, int nsrc) const;
 

@@ -191,7 +191,10 @@ TEST_CASE("sizes a program cannot take are refused by name", "[shapes][error]") 
     CHECK_THAT(message_of<RuntimeError>(
                    [&] { jit.run_threads(2, make_sized_inputs(p, 2, small), small); }),
                Contains("sum reads a and c along its dimension 0, which must be equal: n = 15, 16"));
-    // A size not given, a negative one.
+    // A size not given, a negative one, one the program does not have.
+    CHECK_THAT(message_of<UserError>(
+                   [&] { jit.run_threads(2, inputs, Sizes{{"n", 16}, {"m", 16}, {"N", 16}}); }),
+               Contains("Program combine has no run-time size N (its sizes: n, m)"));
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, inputs, Sizes{{"n", 16}}); }),
                Contains("has the run-time extent m, but no value of m was given"));
     CHECK_THAT(message_of<UserError>(
@@ -230,5 +233,29 @@ TEST_CASE("ranks that give different sizes all fail, naming them", "[shapes][err
         INFO("rank " << r);
         CHECK_THAT(errors[r], Contains("every rank must give the same run-time sizes, but 'n' is "
                                        "8 on rank 2, 9 on ranks 0, 1"));
+    }
+}
+
+TEST_CASE("a rank that changes its sizes alone fails on every rank", "[shapes][error]") {
+    // After calls at sizes every rank agreed on, no sizes are gathered; the
+    // first collective, whose call every rank compares, names rank 2.
+    Program p = sgd(Sched::None);
+    JitProgram jit(p);
+    std::vector<std::string> errors(3);
+    coconet_test::run_thread_ranks(3, 5.0, [&](int r, coconet_comm *comm) {
+        const Sizes same = {{"n", 9}};
+        for (int call = 0; call < 2; call++) {
+            jit.run_rank(comm, make_sized_inputs(p, 3, same)[r], same);
+        }
+        const Sizes sizes = {{"n", r == 2 ? 8 : 9}};
+        try {
+            jit.run_rank(comm, make_sized_inputs(p, 3, sizes)[r], sizes);
+        } catch (const RuntimeError &e) {
+            errors[r] = e.what();
+        }
+    });
+    for (int r = 0; r < 3; r++) {
+        INFO("rank " << r);
+        CHECK_THAT(errors[r], Contains("rank 2"));
     }
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "executor/HostPool.h"
 #include "executor/OverlapTuning.h"
@@ -38,6 +39,10 @@ struct ExecutorState {
     // run-time sizes holds, by value_memory_prefix: a call at other sizes
     // frees it first, so that a program holds one size's memory at a time.
     std::map<std::string, std::string> value_memory_key;
+    // The run-time sizes every rank last gave each program (by
+    // value_memory_prefix): a call at these sizes skips the gather that
+    // compares them (SizedProgram).
+    std::map<std::string, std::vector<int32_t>> agreed_sizes;
 };
 
 // comm's state, created at its first use.

@@ -40,7 +40,15 @@ SizedProgram::SizedProgram(coconet_comm *comm, const coconet_aot_program &p, con
                                       ", but none were given (coconet_aot_run_sized)");
     }
     sizes_.assign(sizes, sizes + p.nsizes);
-    check_ranks_agree();
+    // At the sizes every rank gave last time nothing is gathered: a rank that
+    // changes its sizes alone then fails at the program's first collective,
+    // whose call (extents included) every backend compares with its peers'
+    // before it moves data.
+    std::vector<int32_t> &agreed = executor_state(comm).agreed_sizes[value_memory_prefix(p)];
+    if (agreed != sizes_) {
+        check_ranks_agree();
+        agreed = sizes_;
+    }
     for (int k = 0; k < p.nsizes; k++) {
         if (sizes_[k] < 0) {
             fail(COCONET_ERR_INVALID, std::string("run-time size '") + p.size_names[k] + "' is " +

@@ -1,8 +1,10 @@
 // A program's table with its run-time sizes resolved for one call: the
 // extents of its values, fused passes and overlapped collectives as the
 // call's sizes give them, so that the executor reads constants only. Before
-// that, every rank learns every rank's sizes: a call where they differ, or
-// where they break one of the program's conditions, fails on every rank.
+// that, at sizes other than those every rank gave the program's last call on
+// the communicator, every rank learns every rank's sizes: a call where they
+// differ, or where they break one of the program's conditions, fails on
+// every rank.
 #ifndef COCONET_RUNTIME_EXECUTOR_SIZED_PROGRAM_H
 #define COCONET_RUNTIME_EXECUTOR_SIZED_PROGRAM_H
 

@@ -237,9 +237,12 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
 //
 // `sizes` holds the program's run-time sizes (p->nsizes int32 values in the
 // order of p->size_names; NULL when it has none). Every rank must pass the
-// same sizes: a call where they differ fails on every rank with a message
-// naming the ranks and the values; so does one that breaks a condition of
-// p->constraints (two inputs the program combines given different sizes).
+// same sizes: a call at sizes other than p's last on comm gathers them from
+// every rank and, where they differ, fails on every rank naming the ranks
+// and the values (at unchanged sizes a rank that changes alone fails at the
+// first collective, whose call every rank compares); a call that breaks a
+// condition of p->constraints (two inputs the program combines given
+// different sizes) fails too.
 int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, const int32_t *sizes,
                           struct halide_buffer_t *const *args);
 // The same for a program without run-time sizes.
