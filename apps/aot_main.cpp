@@ -311,8 +311,7 @@ bool check(const coconet_aot_program *p, int size, const Sizes &sizes, coconet_c
                 : o.resident ? "threads, on the device"
                              : "threads",
                 comm ? std::to_string(rank).c_str() : "", at.c_str(), err, relative_note, ms,
-                traffic.c_str(),
-                replicated.c_str(), left_on_device.c_str());
+                traffic.c_str(), replicated.c_str(), left_on_device.c_str());
     return ok;
 }
 
@@ -323,9 +322,8 @@ std::vector<Sizes> size_points(const coconet_aot_program *p, const RunOptions &o
     for (int k = 0; k < p->nsizes; k++) {
         auto it = o.at.find(p->size_names[k]);
         if (it == o.at.end()) {
-            throw UserError(std::string(p->name) + " takes the run-time size " +
-                            p->size_names[k] + "; give its values with --at " +
-                            p->size_names[k] + "=V1,V2,...");
+            throw UserError(std::string(p->name) + " takes the run-time size " + p->size_names[k] +
+                            "; give its values with --at " + p->size_names[k] + "=V1,V2,...");
         }
         std::vector<Sizes> more;
         for (const Sizes &point : points) {

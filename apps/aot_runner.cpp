@@ -12,9 +12,8 @@ std::vector<int32_t> table_sizes(const coconet_aot_program *p, const Sizes &size
     std::vector<int32_t> values;
     for (int k = 0; k < p->nsizes; k++) {
         auto it = sizes.find(p->size_names[k]);
-        coconet_user_assert(it != sizes.end())
-            << p->name << " takes the run-time size " << p->size_names[k]
-            << ", which was not given.";
+        coconet_user_assert(it != sizes.end()) << p->name << " takes the run-time size "
+                                               << p->size_names[k] << ", which was not given.";
         values.push_back(it->second);
     }
     return values;

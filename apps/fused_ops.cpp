@@ -46,7 +46,8 @@ Program embedding_all_to_all(const EmbeddingConfig &c) {
     // Tables are sliced across ranks (model parallel); every rank has the
     // indices of the whole batch.
     DFunc tables = input("tables", Float(32), {c.dim, c.rows, c.tables}, Sliced(2));
-    DFunc indices = input("indices", Int(32), {Expr(c.bag), c.tile, c.tables, app_extent(c.tiles, c.runtime_size, "tiles")}, Replicated());
+    const Expr tiles = app_extent(c.tiles, c.runtime_size, "tiles");
+    DFunc indices = input("indices", Int(32), {Expr(c.bag), c.tile, c.tables, tiles}, Replicated());
     Var e("e"), s("s"), t("t"), j("j");
 
     // Sum pooling of a bag of rows per sample and table; an index out of
@@ -70,9 +71,10 @@ Program gemv_all_reduce(const GemvConfig &c) {
     // Model-parallel decoding: the weight is sliced along the contraction,
     // so each rank's product is a partial sum. Output rows are (row within
     // tile, tile).
-    DFunc w = input("w", Float(32), {Expr(c.tile), app_extent(c.tiles, c.runtime_size, "tiles"), c.cols}, Sliced(2));
+    const Expr tiles = app_extent(c.tiles, c.runtime_size, "tiles");
+    DFunc w = input("w", Float(32), {Expr(c.tile), tiles, c.cols}, Sliced(2));
     DFunc x = input("x", Float(32), {c.cols}, Sliced(0));
-    DFunc bias = input("bias", Float(32), {Expr(c.tile), app_extent(c.tiles, c.runtime_size, "tiles")}, Replicated());
+    DFunc bias = input("bias", Float(32), {Expr(c.tile), tiles}, Replicated());
     Var o("o"), j("j");
 
     RDom k(0, c.cols, "k");
@@ -124,8 +126,9 @@ Program gemm_all_to_all(const GemmConfig &c) {
     // Mixture of experts: experts are sliced across ranks, each with the
     // tokens dispatched to it (capacity slots, sliced within each tile by
     // the rank the token came from).
+    const Expr tiles = app_extent(c.tiles, c.runtime_size, "tiles");
     DFunc tokens =
-        input("tokens", Float(32), {Expr(c.hidden), c.capacity, c.experts, app_extent(c.tiles, c.runtime_size, "tiles")}, Sliced(2));
+        input("tokens", Float(32), {Expr(c.hidden), c.capacity, c.experts, tiles}, Sliced(2));
     DFunc w = input("w", Float(32), {c.out, c.hidden, c.experts}, Sliced(2));
     Var h("h"), s("s"), x("x"), j("j");
 

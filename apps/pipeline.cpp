@@ -12,8 +12,7 @@ using Halide::Var;
 
 Program two_stage_pipeline(const PipelineConfig &c) {
     std::vector<Group> stages = Group::world().split(2);
-    DFunc x = input("x", Float(32),
-                    {Expr(c.hidden), app_extent(c.batch, c.runtime_size, "batch")},
+    DFunc x = input("x", Float(32), {Expr(c.hidden), app_extent(c.batch, c.runtime_size, "batch")},
                     Replicated(stages[0]));
     DFunc w0 = input("w0", Float(32), {c.hidden, c.hidden}, Sliced(1, stages[0]));
     DFunc w1 = input("w1", Float(32), {c.hidden, c.hidden}, Sliced(1, stages[1]));

@@ -352,8 +352,8 @@ std::string aot_header(const AotPlan &plan) {
     for (size_t i = 0; i < plan.args.size(); i++) {
         const ProgramValue &v = plan.values[plan.args[i]];
         h << "//   " << i << " " << ((int)i < plan.ninputs ? "input  " : "output ") << names[i]
-          << ": " << type_text(v.type) << " " << shape_text(v, plan) << ", "
-          << v.layout.to_string() << "\n";
+          << ": " << type_text(v.type) << " " << shape_text(v, plan) << ", " << v.layout.to_string()
+          << "\n";
     }
     if (!plan.sizes.empty()) {
         h << "//\n// Run-time sizes (int32 arguments before the buffers, the same on every rank;\n"

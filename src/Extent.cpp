@@ -69,9 +69,8 @@ std::vector<int> bind_extents(const Extents &extents, const Sizes &sizes, const 
         }
         const std::string n = size_name(e);
         auto it = sizes.find(n);
-        coconet_user_assert(it != sizes.end())
-            << who << " has the run-time extent " << n << ", but no value of " << n
-            << " was given.";
+        coconet_user_assert(it != sizes.end()) << who << " has the run-time extent " << n
+                                               << ", but no value of " << n << " was given.";
         coconet_user_assert(it->second >= 0)
             << who << ": run-time size " << n << " = " << it->second << " is negative.";
         out.push_back(it->second);

@@ -33,8 +33,8 @@ void check_member(const FusedPass &g, const DFuncContents &m, const Analysis &a)
     const FuncInfo &s = g.sliced_info(a);
     const std::string where = "fuse_with(" + m.name + ", " + g.scatter->name + "): ";
     coconet_user_assert(info.layout == s.layout &&
-                        std::equal(info.extents.begin(), info.extents.end(),
-                                   s.extents.begin(), s.extents.end(), same_extent))
+                        std::equal(info.extents.begin(), info.extents.end(), s.extents.begin(),
+                                   s.extents.end(), same_extent))
         << where << m.name << " is " << info.layout.to_string() << ", but the pass computes "
         << g.scatter->name << " (" << s.layout.to_string()
         << ") slice by slice; a fused Func must be sliced like it"

@@ -152,13 +152,13 @@ private:
             << call.callee->name << ") first to read other indices.";
         if (!sliced_dim || *sliced_dim == j) {
             const std::string pair = f.name + " combines " + sliced_user + " and " + who;
-            sliced_extent = sliced_dim ? unify(sliced_extent, p.extents[d],
-                                               pair + ", sliced along extents " +
-                                                   to_string(sliced_extent) + " and " +
-                                                   to_string(p.extents[d]) +
-                                                   ": the slices would not line up.",
-                                               pair + ", sliced along one dimension")
-                                       : p.extents[d];
+            sliced_extent =
+                sliced_dim
+                    ? unify(sliced_extent, p.extents[d],
+                            pair + ", sliced along extents " + to_string(sliced_extent) + " and " +
+                                to_string(p.extents[d]) + ": the slices would not line up.",
+                            pair + ", sliced along one dimension")
+                    : p.extents[d];
             sliced_dim = j;
             sliced_user = who;
             return;
@@ -211,8 +211,8 @@ private:
     // two constants (the user error `error`), else a condition each call
     // checks (`needs` says who needs it). Returns the one to keep: a constant
     // over a run-time size, which lets Halide specialise.
-    Halide::Expr unify(const Halide::Expr &have, const Halide::Expr &next,
-                       const std::string &error, const std::string &needs) {
+    Halide::Expr unify(const Halide::Expr &have, const Halide::Expr &next, const std::string &error,
+                       const std::string &needs) {
         if (same_extent(have, next)) {
             return have;
         }

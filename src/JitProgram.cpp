@@ -36,8 +36,8 @@ int32_t jit_size(void *uc) {
 
 // The collective's runtime copies device buffers through the executor's
 // with_device_context, so the JIT's entry only unwraps the communicator.
-int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int32_t e0,
-                   int32_t e1, int32_t e2, int32_t e3, halide_buffer_t *in, halide_buffer_t *out) {
+int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int32_t e0, int32_t e1,
+                   int32_t e2, int32_t e3, halide_buffer_t *in, halide_buffer_t *out) {
     return coconet_collective(comm_of(uc), name, desc, e0, e1, e2, e3, in, out);
 }
 

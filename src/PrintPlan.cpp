@@ -20,7 +20,8 @@ std::string boxes(const FuncInfo &info, int world_size) {
     }
     for (int r = 0; r < world_size; r++) {
         s << (r ? " " : "") << "r" << r << ":[";
-        std::vector<Range> box = rank_region(info.layout, bind_extents(info.extents, {}, ""), r, world_size);
+        std::vector<Range> box =
+            rank_region(info.layout, bind_extents(info.extents, {}, ""), r, world_size);
         for (size_t d = 0; d < box.size(); d++) {
             s << (d ? "," : "") << box[d].begin << ".." << box[d].end;
         }

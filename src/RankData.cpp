@@ -164,8 +164,8 @@ std::vector<RankBuffers> make_sized_inputs(const Program &program, int world_siz
         for (const DFunc &in : analysis.inputs) {
             const FuncInfo &info = analysis.of(in);
             const Halide::Type type = in.get_contents()->param->type();
-            const std::vector<int> ext =
-                bind_extents(info.extents, sizes, "make_inputs(" + program.name() + "): input " + in.name());
+            const std::vector<int> ext = bind_extents(
+                info.extents, sizes, "make_inputs(" + program.name() + "): input " + in.name());
             Halide::Buffer<> b = allocate_box(type, rank_region(info.layout, ext, r, world_size));
             const bool local = info.layout.kind == LayoutKind::Local;
             const uint32_t base = mix(seed ^ hash_string(in.name()) ^ (local ? mix(r + 1) : 0));

@@ -212,8 +212,9 @@ std::vector<RankBuffers> Reference::run(int world_size, const std::vector<RankBu
         const Kernel &k = kernel_for(f);
         const FuncInfo &info = analysis_->of(&f);
         for (int r = 0; r < world_size; r++) {
-            std::vector<Range> box = rank_region(
-                info.layout, bind_extents(info.extents, sizes, "Reference: " + f.name), r, world_size);
+            std::vector<Range> box =
+                rank_region(info.layout, bind_extents(info.extents, sizes, "Reference: " + f.name),
+                            r, world_size);
             Buffer<> out = allocate_box(f.func.type(), box);
             const Range members = group_ranks(info.layout.group, world_size);
             const bool member = r >= members.begin && r < members.end;

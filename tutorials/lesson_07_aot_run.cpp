@@ -45,10 +45,9 @@
 //
 // allocate_rank_args(program, n, rank, ranks, global_mins) allocates each of
 // a rank's arguments with the box coconet_arg_box_sized gives it for n
-// parameters (step 1 prints them) and fills the inputs. With global_mins the buffer's min is the box's
-// min, so that x(i) is element i of the global array; without, it starts at
-// 0, which the library also accepts (it then takes the buffer as the rank's
-// box).
+// parameters (step 1 prints them) and fills the inputs. With global_mins the buffer's min is the
+// box's min, so that x(i) is element i of the global array; without, it starts at 0, which the
+// library also accepts (it then takes the buffer as the rank's box).
 //
 // library_program and to_rank_buffers serve the check against the reference
 // (steps 2 and 3).
@@ -197,8 +196,8 @@ int main() {
             const bool global_mins = ranks != 4;
             if (!matches_reference(program, size, ranks,
                                    run_on_threads(size, ranks, global_mins))) {
-                printf("The library does not match the reference on %d ranks at n = %d.\n",
-                       ranks, size);
+                printf("The library does not match the reference on %d ranks at n = %d.\n", ranks,
+                       size);
                 return 1;
             }
         }

@@ -58,8 +58,8 @@ int main() {
 
     // Step 3: run the library, exactly as on thread ranks.
     const int status =
-        lesson_07_sgd(comm, kLessonN, mine[G].raw_buffer(), mine[W].raw_buffer(), mine[M].raw_buffer(),
-                      mine[W_NEW].raw_buffer(), mine[M_NEW].raw_buffer());
+        lesson_07_sgd(comm, kLessonN, mine[G].raw_buffer(), mine[W].raw_buffer(),
+                      mine[M].raw_buffer(), mine[W_NEW].raw_buffer(), mine[M_NEW].raw_buffer());
 
     // Step 4: check this rank against the reference.
     //
@@ -83,7 +83,8 @@ int main() {
         for (int r = 0; r < ranks; r++) {
             to_rank_buffers(p, allocate_rank_args(p, kLessonN, r, ranks), inputs[r], outputs[r]);
         }
-        const std::vector<RankBuffers> want = Reference(program).run(ranks, inputs, {{"n", kLessonN}});
+        const std::vector<RankBuffers> want =
+            Reference(program).run(ranks, inputs, {{"n", kLessonN}});
         RankBuffers got, unused;
         to_rank_buffers(p, mine, unused, got);
         err = max_abs_diff({got}, {want[rank]});

@@ -90,8 +90,8 @@ int main() {
             args[r] = allocate_rank_args(p, kLessonN, r, ranks);
             RankArgs &a = args[r];
             status[r] =
-                lesson_07_sgd_cuda(comm, kLessonN, a[G].raw_buffer(), a[W].raw_buffer(), a[M].raw_buffer(),
-                                   a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
+                lesson_07_sgd_cuda(comm, kLessonN, a[G].raw_buffer(), a[W].raw_buffer(),
+                                   a[M].raw_buffer(), a[W_NEW].raw_buffer(), a[M_NEW].raw_buffer());
             if (status[r] != COCONET_OK) {
                 errors[r] = coconet_comm_last_error(comm);
             }

@@ -370,7 +370,8 @@ private:
     };
 
     Variant aot_variant(const Entry *e, const std::string &app) {
-        auto call = std::make_shared<AotCall>(e->program, comm_, RankBuffers(), parse_sizes(e->sizes));
+        auto call =
+            std::make_shared<AotCall>(e->program, comm_, RankBuffers(), parse_sizes(e->sizes));
         if (o_.window_memory && coconet_mpi_is_mpi_comm(comm_)) {
             call->into_window(comm_);
         }

@@ -138,9 +138,9 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     // reduce_scatter's sliced one, pieces of every slice.
     const int overlap = pick(0, 3), overlap_dim = pick(-1, 1);
     DFunc ap("ap"), a("a"), b("b"), c("c");
-    ap(i, j) = s(i, j) * 0.5f;            // sliced like s
-    a(i, j) = ap(i, j) + t(i, j);         // sliced like s
-    b(i, j) = w(i, j) - t(i, j) * 0.25f;  // replicated, element-wise on t
+    ap(i, j) = s(i, j) * 0.5f;                  // sliced like s
+    a(i, j) = ap(i, j) + t(i, j);               // sliced like s
+    b(i, j) = w(i, j) - t(i, j) * 0.25f;        // replicated, element-wise on t
     c(i, j) = t(shape[0] - 1 - i, j) + w(i, j); // replicated, reads other indices
     if (width > 1) {
         a.func().vectorize(i, width, Halide::TailStrategy::GuardWithIf);
@@ -192,10 +192,10 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     }
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << (runtime_shape ? " (run-time sizes)" : "")
-         << ", sliced dim " << d << ", op " << to_string(op)
-         << ", split " << split << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a
-         << ", fuse b " << fuse_b << ", a in its gather's pass " << gather_a << " (ap too "
-         << gather_ap << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk "
+         << ", sliced dim " << d << ", op " << to_string(op) << ", split " << split
+         << ", compute_sliced(b) " << slice_b << ", fuse a " << fuse_a << ", fuse b " << fuse_b
+         << ", a in its gather's pass " << gather_a << " (ap too " << gather_ap
+         << "), overlap chunks " << overlap << " along " << overlap_dim << ", chunk "
          << fuse.chunk_elements << ", vector width " << width << ", path "
          << (fuse.path == FusedPath::Ring ? "ring" : "direct") << ", outputs " << outputs
          << ", gp register tiles "
@@ -216,8 +216,7 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
          << (library ? ", collectives through the library path" : "") << ", default schedule "
          << (default_schedule ? "on" : "off");
     const Sizes sizes = runtime_shape ? Sizes{{"n0", n0}, {"n1", n1}} : Sizes{};
-    return Drawn{p,       ranks,   desc.str(),       ring ? 1e-5 : 0.0,
-                 device,  library, default_schedule, sizes};
+    return Drawn{p, ranks, desc.str(), ring ? 1e-5 : 0.0, device, library, default_schedule, sizes};
 }
 
 } // namespace
@@ -268,8 +267,7 @@ TEST_CASE("random legal schedules equal the reference", "[fuzz][schedules]") {
         options.default_schedule = d.default_schedule;
         coconet_test::ScopedEnv collectives("COCONET_DEVICE_COLLECTIVES",
                                             d.library ? "library" : nullptr);
-        auto outputs =
-            JitProgram(d.program, options).run_threads(d.ranks, inputs, d.sizes, 5.0);
+        auto outputs = JitProgram(d.program, options).run_threads(d.ranks, inputs, d.sizes, 5.0);
         auto expected = Reference(d.program).run(d.ranks, inputs, d.sizes);
         REQUIRE(max_abs_diff(outputs, expected) <= d.tolerance);
         REQUIRE(replicated_mismatches(d.program, outputs).empty());

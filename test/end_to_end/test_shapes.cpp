@@ -93,7 +93,8 @@ void check_sizes(const Program &program, const std::vector<Sizes> &all_sizes,
 } // namespace
 
 TEST_CASE("one compiled program runs at every size", "[shapes]") {
-    const std::vector<Sizes> sizes = {{{"n", 1}}, {{"n", 3}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
+    const std::vector<Sizes> sizes = {
+        {{"n", 1}}, {{"n", 3}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
     for (Sched s : {Sched::None, Sched::Fused}) {
         check_sizes(sgd(s), sizes);
     }
@@ -103,7 +104,8 @@ TEST_CASE("one compiled program runs at every size", "[shapes]") {
 }
 
 TEST_CASE("the optimizer apps with a run-time parameter count", "[shapes]") {
-    const std::vector<Sizes> sizes = {{{"n", 1}}, {{"n", 2}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
+    const std::vector<Sizes> sizes = {
+        {{"n", 1}}, {{"n", 2}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
     for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
         apps::OptimizerConfig c;
         c.runtime_size = true;
@@ -182,26 +184,33 @@ TEST_CASE("sizes a program cannot take are refused by name", "[shapes][error]") 
 
     // m differs from n: refused before anything runs, naming both.
     const Sizes bad = {{"n", 16}, {"m", 15}};
-    const std::string e = message_of<RuntimeError>(
-        [&] { jit.run_threads(2, make_sized_inputs(p, 2, bad), bad); });
+    const std::string e =
+        message_of<RuntimeError>([&] { jit.run_threads(2, make_sized_inputs(p, 2, bad), bad); });
     CHECK_THAT(e, Contains("sum reads a and b along its dimension 0, which must be equal: n = 16, "
                            "m = 15"));
     // Against the fixed extent 16 of c.
     const Sizes small = {{"n", 15}, {"m", 15}};
-    CHECK_THAT(message_of<RuntimeError>(
-                   [&] { jit.run_threads(2, make_sized_inputs(p, 2, small), small); }),
-               Contains("sum reads a and c along its dimension 0, which must be equal: n = 15, 16"));
+    CHECK_THAT(
+        message_of<RuntimeError>(
+            [&] { jit.run_threads(2, make_sized_inputs(p, 2, small), small); }),
+        Contains("sum reads a and c along its dimension 0, which must be equal: n = 15, 16"));
     // A size not given, a negative one, one the program does not have.
-    CHECK_THAT(message_of<UserError>(
-                   [&] { jit.run_threads(2, inputs, Sizes{{"n", 16}, {"m", 16}, {"N", 16}}); }),
+    CHECK_THAT(message_of<UserError>([&] {
+                   jit.run_threads(2, inputs, Sizes{{"n", 16}, {"m", 16}, {"N", 16}});
+               }),
                Contains("Program combine has no run-time size N (its sizes: n, m)"));
-    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, inputs, Sizes{{"n", 16}}); }),
+    CHECK_THAT(message_of<UserError>([&] {
+                   jit.run_threads(2, inputs, Sizes{{"n", 16}});
+               }),
                Contains("has the run-time extent m, but no value of m was given"));
-    CHECK_THAT(message_of<UserError>(
-                   [&] { jit.run_threads(2, inputs, Sizes{{"n", -1}, {"m", 16}}); }),
+    CHECK_THAT(message_of<UserError>([&] {
+                   jit.run_threads(2, inputs, Sizes{{"n", -1}, {"m", 16}});
+               }),
                Contains("run-time size n = -1 is negative"));
     // Buffers of another size than the sizes say.
-    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, inputs, Sizes{{"n", 17}, {"m", 17}}); }),
+    CHECK_THAT(message_of<UserError>([&] {
+                   jit.run_threads(2, inputs, Sizes{{"n", 17}, {"m", 17}});
+               }),
                Contains("input a is Replicated with global extents [0..17]"));
     // Two constants that differ are a compile-time error, as before.
     DFunc d = input("d", Halide::Float(32), {15}, Replicated());
@@ -209,11 +218,11 @@ TEST_CASE("sizes a program cannot take are refused by name", "[shapes][error]") 
     bad_sum(i) = c_fixed(i) + d(i);
     Program q("fixed");
     q.output(bad_sum, Replicated());
-    CHECK_THAT(message_of<UserError>([&] { JitProgram{q}; }),
-               Contains("Cannot infer the extent of dimension 0 of bad_sum: c gives 16 and d gives 15"));
+    CHECK_THAT(
+        message_of<UserError>([&] { JitProgram{q}; }),
+        Contains("Cannot infer the extent of dimension 0 of bad_sum: c gives 16 and d gives 15"));
     // An extent that is neither a constant nor a Param<int32_t>.
-    CHECK_THAT(message_of<UserError>(
-                   [&] { input("e", Halide::Float(32), {n * 2}, Replicated()); }),
+    CHECK_THAT(message_of<UserError>([&] { input("e", Halide::Float(32), {n * 2}, Replicated()); }),
                Contains("Input e: extent (n*2) is neither a constant nor a run-time size"));
 }
 

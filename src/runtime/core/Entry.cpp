@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "core/Comm.h"
-#include "device/Device.h"
-#include "device/DeviceCollective.h"
 #include "core/Errors.h"
 #include "core/Fault.h"
+#include "device/Device.h"
+#include "device/DeviceCollective.h"
 
 namespace {
 
@@ -152,8 +152,8 @@ int coconet_collective(void *user_context, const char *name, const halide_buffer
                        desc->type.code == halide_type_uint && desc->type.bits == 8 &&
                        desc->dim[0].stride == 1 && desc->dim[0].extent >= 0;
     return run_collective(static_cast<coconet_comm *>(user_context), name,
-                          bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, extents, in,
-                          out);
+                          bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, extents,
+                          in, out);
 }
 
 } // extern "C"

@@ -138,7 +138,8 @@ std::vector<Box> FusedPlan::chunks(const Box &box) const {
     }
     const int outer = box.dims - 1;
     const int64_t inner = box.count() / box.extent[outer];
-    const int64_t want = call.chunk_elements > 0 ? call.chunk_elements : COCONET_DEFAULT_CHUNK_ELEMENTS;
+    const int64_t want =
+        call.chunk_elements > 0 ? call.chunk_elements : COCONET_DEFAULT_CHUNK_ELEMENTS;
     const int64_t step = std::max<int64_t>(1, want / inner);
     for (int64_t at = 0; at < box.extent[outer]; at += step) {
         Box c = box;
@@ -262,9 +263,8 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
     }
     if (call->version != COCONET_FUSED_CALL_VERSION || call->size != sizeof(coconet_fused_call)) {
         return comm->fail(COCONET_ERR_INVALID,
-                          "rank " + std::to_string(comm->rank) +
-                              ": a fused call of version " + std::to_string(call->version) +
-                              " (" + std::to_string(call->size) +
+                          "rank " + std::to_string(comm->rank) + ": a fused call of version " +
+                              std::to_string(call->version) + " (" + std::to_string(call->size) +
                               " bytes) reached a runtime of coconet_fused_call version " +
                               std::to_string(COCONET_FUSED_CALL_VERSION) + " (" +
                               std::to_string(sizeof(coconet_fused_call)) +
@@ -280,7 +280,8 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
         return comm->fail(COCONET_ERR_INVALID,
                           coconet_rt::op_label(comm->rank, plan.what()) +
                               ": a pass that gathers on a device (gather set) runs only among "
-                              "ranks sharing it (threads backend), not on " + comm->backend());
+                              "ranks sharing it (threads backend), not on " +
+                              comm->backend());
     }
     if (!plan.group.has(comm->rank)) {
         return COCONET_OK;

@@ -58,10 +58,10 @@ void chain_error_handler(const coconet_aot_program &p) {
 namespace coconet_rt {
 
 Executor::Executor(coconet_comm *comm, const SizedProgram &sized)
-    : comm_(comm), sized_(sized), p_(sized.program()), rank_(coconet_comm_rank(comm)), size_(coconet_comm_size(comm)),
-      values_(p_.nvalues, nullptr, &scratch_), args_(&scratch_), caller_device_(&scratch_),
-      caller_had_device_(&scratch_), owned_(&scratch_), outer_context_(comm->with_device_context),
-      outer_running_(comm->running) {
+    : comm_(comm), sized_(sized), p_(sized.program()), rank_(coconet_comm_rank(comm)),
+      size_(coconet_comm_size(comm)), values_(p_.nvalues, nullptr, &scratch_), args_(&scratch_),
+      caller_device_(&scratch_), caller_had_device_(&scratch_), owned_(&scratch_),
+      outer_context_(comm->with_device_context), outer_running_(comm->running) {
     // Collectives the pipelines call copy device data with it too, and
     // reduce on the device with its combiners.
     comm->with_device_context = p_.with_device_context;

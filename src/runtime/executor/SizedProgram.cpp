@@ -111,16 +111,14 @@ void SizedProgram::check_ranks_agree() {
         }
     }
     if (!differ.empty()) {
-        fail(COCONET_ERR_INVALID,
-             "every rank must give the same run-time sizes, but " + differ);
+        fail(COCONET_ERR_INVALID, "every rank must give the same run-time sizes, but " + differ);
     }
 }
 
 void SizedProgram::check_constraints() const {
     auto describe = [&](int32_t e) {
         return e >= 0 ? std::to_string(e)
-                      : std::string(table_.size_names[-e - 1]) + " = " +
-                            std::to_string(extent(e));
+                      : std::string(table_.size_names[-e - 1]) + " = " + std::to_string(extent(e));
     };
     for (int c = 0; c < table_.nconstraints; c++) {
         const coconet_size_constraint &k = table_.constraints[c];

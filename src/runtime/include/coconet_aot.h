@@ -35,7 +35,7 @@ typedef struct {
     // Global extents (1 for missing dimensions). In a table, run-time sizes
     // are COCONET_SIZE_REF(k); a call resolves them before it uses the value.
     int32_t extents[4];
-    int32_t layout, dim;          // coconet_layout_kind; the sliced dimension
+    int32_t layout, dim; // coconet_layout_kind; the sliced dimension
     int32_t nsplit, group;
     // 1: a GPU kernel computes or reads it. Halide's GPU runtimes abort on an
     // empty device buffer, so the executor refuses a world where a rank's
@@ -120,8 +120,8 @@ typedef struct {
     coconet_fused_call pass;
     int32_t src;              // value id of the source; -1: a pass with nothing to reduce
     const int32_t *pass_outs; // value ids of the pass's outputs
-    const int32_t *slices;    // per output: value id read as the rank's slice of it afterwards, or -1
-    int32_t nextras;          // other values the kernel reads
+    const int32_t *slices; // per output: value id read as the rank's slice of it afterwards, or -1
+    int32_t nextras;       // other values the kernel reads
     const int32_t *extras;
     int32_t chunks; // > 0: overlapped with `pipeline` in this many chunks
     int32_t nkernels;

@@ -235,15 +235,15 @@ int32_t coconet_size(void *user_context);
 //                            0: host memory.
 //                            Ignored otherwise.
 typedef struct coconet_collective_desc {
-    uint32_t version;    // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
-    uint32_t size;       // sizeof(coconet_collective_desc) of the caller's header
-    int32_t kind;        // coconet_collective_kind
-    int32_t op;          // coconet_reduce_op: ALL_REDUCE, REDUCE_SCATTER, REDUCE
-    int32_t root;        // a rank of the group: BROADCAST, REDUCE
-    int32_t dim;         // the sliced dimension (see the kinds); -1: none
-    int32_t concat_dim;  // ALL_TO_ALL: the input's sliced dimension
-    int32_t chunk_dim;   // the overlap chunk's dimension; -1: the whole value
-    int32_t chunks;      // chunk_dim == dim: pieces per slice, and which one this call is
+    uint32_t version;   // COCONET_COLLECTIVE_ABI_VERSION of the caller's header
+    uint32_t size;      // sizeof(coconet_collective_desc) of the caller's header
+    int32_t kind;       // coconet_collective_kind
+    int32_t op;         // coconet_reduce_op: ALL_REDUCE, REDUCE_SCATTER, REDUCE
+    int32_t root;       // a rank of the group: BROADCAST, REDUCE
+    int32_t dim;        // the sliced dimension (see the kinds); -1: none
+    int32_t concat_dim; // ALL_TO_ALL: the input's sliced dimension
+    int32_t chunk_dim;  // the overlap chunk's dimension; -1: the whole value
+    int32_t chunks;     // chunk_dim == dim: pieces per slice, and which one this call is
     int32_t chunk_index;
     int32_t local_value; // SEND_RECV: 1 when the value is Local
     int32_t nsplit, group, dst_group;
