@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
+#include "core/ReadMeter.h"
 #include "core/Reduce.h"
 
 namespace coconet_rt {
@@ -62,6 +64,9 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
     if (!identity) { // the inputs are read too
         inner = std::min(inner, run_dims(box, &in[op.src.first], (size_t)op.src.size));
     }
+    // Elements read from each input, where the loop reads them (ReadMeter).
+    std::vector<uint64_t> read(op.src.size, 0);
+    std::vector<const T *> first(op.src.size, nullptr);
     for_each_row(
         box,
         [&](const int64_t *x, int64_t n) {
@@ -77,6 +82,8 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
                 const halide_buffer_t *b = in[q];
                 const T *s = (const T *)element_address(b, x);
                 const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
+                read[q - op.src.first] += (uint64_t)n;
+                first[q - op.src.first] = first[q - op.src.first] ? first[q - op.src.first] : s;
                 if (q == op.src.first) {
                     for (int64_t k = 0; k < n; k++) {
                         o[k * os] = s[k * ss];
@@ -89,6 +96,9 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
             }
         },
         inner);
+    for (int k = 0; k < op.src.size; k++) {
+        ReadMeter::count(first[k], read[k] * sizeof(T));
+    }
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 
 #include "mpi/MpiComm.h"
 
+#include "core/ReadMeter.h"
+
 namespace coconet_rt::mpi {
 
 coconet_fused_path MpiComm::fused_path(int requested) const {
@@ -314,14 +316,14 @@ int MpiComm::fused_direct(const FusedPlan &plan, const FusedSignature &signature
         }
         // While the chunk is in cache.
         for (int i = 0; i < c.nout; i++) {
-            const uint64_t bytes = (uint64_t)chunk.count() * c.outs[i]->type.bytes();
             for (int k = 0; c.gathered[i] && k < g.size; k++) {
                 halide_buffer_t *to = direct[i][k]            ? &direct[i][k]->buf
                                       : k == me && posting[i] ? &slices[i][me]->buf
                                                               : nullptr;
                 if (to) {
+                    coconet_rt::ReadMeter copied;
                     coconet_rt::copy_box(c.outs[i], to, chunk);
-                    count_bytes(COCONET_FUSED, bytes);
+                    count_bytes(COCONET_FUSED, copied.bytes_from(c.outs[i]));
                 }
             }
         }
@@ -344,8 +346,9 @@ int MpiComm::fused_direct(const FusedPlan &plan, const FusedSignature &signature
         for (int k = 0; c.gathered[i] && mine[1 + i].window < 0 && k < g.size; k++) {
             const Box theirs = plan.slice(g.first + k);
             if (k != me && !theirs.empty()) {
+                coconet_rt::ReadMeter copied;
                 coconet_rt::copy_box(&slices[i][k]->buf, c.outs[i], theirs);
-                count_bytes(COCONET_FUSED, (uint64_t)theirs.count() * c.outs[i]->type.bytes());
+                count_bytes(COCONET_FUSED, copied.bytes_from(&slices[i][k]->buf));
             }
         }
     }
@@ -385,8 +388,9 @@ template<typename Boxes>
 void MpiComm::post_source(const FusedPlan &plan, uint8_t *area, const Boxes &boxes) {
     coconet_rt::DenseView posted(area, plan.full, plan.call.src->type);
     for (const Box &b : boxes) {
+        coconet_rt::ReadMeter copied;
         coconet_rt::copy_box(plan.call.src, &posted.buf, b);
-        count_bytes(COCONET_FUSED, (uint64_t)b.count() * plan.element_bytes());
+        count_bytes(COCONET_FUSED, copied.bytes_from(plan.call.src));
     }
 }
 

@@ -14,12 +14,13 @@
 #include <string>
 
 #include "core/Comm.h"
-#include "device/Device.h"
-#include "device/DeviceCollective.h"
 #include "core/Env.h"
 #include "core/Errors.h"
 #include "core/Pack.h"
+#include "core/ReadMeter.h"
 #include "core/Reduce.h"
+#include "device/Device.h"
+#include "device/DeviceCollective.h"
 
 using coconet_rt::Op;
 
@@ -231,16 +232,19 @@ struct ThreadsComm : coconet_comm {
                 all_outputs_full(op, members, posted)) {
                 rc = all_reduce_by_blocks(op, members, posted, out);
             } else if (op.dst.has(rank)) {
+                coconet_rt::ReadMeter meter;
                 if (op.on_device) {
                     rc = coconet_rt::compute_output_on_device(*this, op, out,
                                                               coconet_rt::box_of(out));
                 } else {
                     coconet_rt::compute_output(op, rank, out);
                 }
+                // Host reads are measured; device copies are counted as planned.
                 for (int q : members) {
                     if (q != rank) {
-                        world->comms[q]->count_bytes(op.kind,
-                                                     coconet_rt::bytes_read(op, rank, q, out));
+                        world->comms[q]->count_bytes(
+                            op.kind, op.on_device ? coconet_rt::bytes_read(op, rank, q, out)
+                                                  : meter.bytes_from(posted[q].in));
                     }
                 }
             }
@@ -364,9 +368,13 @@ struct ThreadsComm : coconet_comm {
                     }
                     for (int q : members) {
                         if (q != rank && rc == COCONET_OK) {
+                            // Host copies are measured; a caller's gather (on
+                            // a device) is counted as planned.
+                            coconet_rt::ReadMeter written;
                             rc = gather(plan, i, posted[q].fused->call.outs[i], chunk);
                             count_bytes(COCONET_FUSED,
-                                        (uint64_t)chunk.count() * c.outs[i]->type.bytes());
+                                        c.gather ? (uint64_t)chunk.count() * c.outs[i]->type.bytes()
+                                                 : written.bytes_from(c.outs[i]));
                         }
                     }
                 }
@@ -482,6 +490,7 @@ struct ThreadsComm : coconet_comm {
         const int bytes = out->type.bytes();
         const coconet_rt::Box mine = op.block(rank);
         int reduced = COCONET_OK;
+        coconet_rt::ReadMeter reads;
         if (op.on_device) {
             reduced = coconet_rt::compute_output_on_device(*this, op, out, mine);
         } else if (!mine.empty()) {
@@ -490,7 +499,9 @@ struct ThreadsComm : coconet_comm {
         }
         for (int q : members) {
             if (q != rank) {
-                world->comms[q]->count_bytes(op.kind, (uint64_t)mine.count() * bytes);
+                world->comms[q]->count_bytes(op.kind, op.on_device
+                                                          ? (uint64_t)mine.count() * bytes
+                                                          : reads.bytes_from(posted[q].in));
             }
         }
         Posted status;
@@ -511,6 +522,7 @@ struct ThreadsComm : coconet_comm {
                                                      std::to_string(q) +
                                                      " could not reduce its block");
             }
+            coconet_rt::ReadMeter copied;
             if (!op.on_device) {
                 coconet_rt::copy_box(posted[q].out, out, theirs);
             } else if (coconet_rt::device_copy_box(*this, posted[q].out, out, theirs) != 0) {
@@ -518,7 +530,8 @@ struct ThreadsComm : coconet_comm {
                                                      ": copying rank " + std::to_string(q) +
                                                      "'s block on the device failed");
             }
-            world->comms[q]->count_bytes(op.kind, (uint64_t)theirs.count() * bytes);
+            world->comms[q]->count_bytes(op.kind, op.on_device ? (uint64_t)theirs.count() * bytes
+                                                               : copied.bytes_from(posted[q].out));
         }
         return COCONET_OK;
     }
