@@ -30,7 +30,8 @@ pack=.gpu
 
 if [ "${1:-}" = pack ]; then
     build=${BUILD_DIR:-build}
-    bins=(apps/coconet_aot_cuda_app test/test_device tutorials/lesson_09_gpu
+    bins=(apps/coconet_aot_cuda_app apps/coconet_aot_shapes_cuda_app test/test_device
+          tutorials/lesson_09_gpu
           apps/bench/coconet_gpu_adam_bench apps/bench/coconet_gpu_norm_bench
           apps/bench/coconet_gpu_bench)
     halide=$(ldd "$build/test/test_device" | awk '/libHalide.so/ {print $3}')
