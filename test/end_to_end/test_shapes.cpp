@@ -94,7 +94,7 @@ void check_sizes(const Program &program, const std::vector<Sizes> &all_sizes,
 
 TEST_CASE("one compiled program runs at every size", "[shapes]") {
     const std::vector<Sizes> sizes = {
-        {{"n", 1}}, {{"n", 3}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
+        {{"n", 0}}, {{"n", 1}}, {{"n", 3}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
     for (Sched s : {Sched::None, Sched::Fused}) {
         check_sizes(sgd(s), sizes);
     }
