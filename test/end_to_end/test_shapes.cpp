@@ -56,6 +56,16 @@ Program matmul(Sched s) {
     return p.output(out, Replicated());
 }
 
+// An app's config with its batch-like extent a run-time size, and `set`
+// applied (a schedule, an overlap).
+template<typename Config, typename Set>
+Config runtime_sized(Set set) {
+    Config c;
+    c.runtime_size = true;
+    set(c);
+    return c;
+}
+
 // Inputs at `sizes`; an optimizer's second moment v is non-negative.
 std::vector<RankBuffers> inputs_at(const Program &program, int ranks, const Sizes &sizes,
                                    uint32_t seed) {
@@ -107,9 +117,7 @@ TEST_CASE("the optimizer apps with a run-time parameter count", "[shapes]") {
     const std::vector<Sizes> sizes = {
         {{"n", 1}}, {{"n", 2}}, {{"n", 1001}}, {{"n", (1 << 16) + 3}}};
     for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
-        apps::OptimizerConfig c;
-        c.runtime_size = true;
-        c.schedule = s;
+        const auto c = runtime_sized<apps::OptimizerConfig>([&](auto &c) { c.schedule = s; });
         check_sizes(apps::adam(c), sizes);
         check_sizes(apps::lamb(c), sizes);
         check_sizes(apps::sgd_clip(c), sizes);
@@ -119,21 +127,17 @@ TEST_CASE("the optimizer apps with a run-time parameter count", "[shapes]") {
 TEST_CASE("the model-parallel apps with a run-time batch", "[shapes]") {
     const std::vector<Sizes> batches = {{{"batch", 1}}, {{"batch", 5}}, {{"batch", 33}}};
     for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Split, apps::Schedule::Fused}) {
-        apps::MlpConfig mlp;
-        mlp.runtime_size = true;
-        mlp.schedule = s;
-        check_sizes(apps::megatron_mlp(mlp), batches);
-        apps::PipelineConfig pipe;
-        pipe.runtime_size = true;
-        pipe.schedule = s;
-        check_sizes(apps::two_stage_pipeline(pipe), batches, {}, 2);
+        auto schedule = [&](auto &c) { c.schedule = s; };
+        check_sizes(apps::megatron_mlp(runtime_sized<apps::MlpConfig>(schedule)), batches);
+        check_sizes(apps::two_stage_pipeline(runtime_sized<apps::PipelineConfig>(schedule)),
+                    batches, {}, 2);
     }
     // Overlapped in chunks of the features, and along the tokens (sequence
     // parallelism: pieces of every rank's run-time share of the batch).
-    apps::MlpConfig mlp;
-    mlp.runtime_size = true;
-    mlp.schedule = apps::Schedule::Fused;
-    mlp.overlap = 3;
+    auto mlp = runtime_sized<apps::MlpConfig>([](auto &c) {
+        c.schedule = apps::Schedule::Fused;
+        c.overlap = 3;
+    });
     check_sizes(apps::megatron_mlp(mlp), batches);
     mlp.split_dim = 1;
     check_sizes(apps::megatron_mlp(mlp), batches);
@@ -142,18 +146,11 @@ TEST_CASE("the model-parallel apps with a run-time batch", "[shapes]") {
 TEST_CASE("the fused operators with a run-time tile count", "[shapes]") {
     const std::vector<Sizes> tiles = {{{"tiles", 1}}, {{"tiles", 3}}, {{"tiles", 6}}};
     for (int overlap : {0, 2}) {
-        apps::EmbeddingConfig e;
-        e.runtime_size = true;
-        e.overlap = overlap;
-        check_sizes(apps::embedding_all_to_all(e), tiles);
-        apps::GemvConfig g;
-        g.runtime_size = true;
-        g.overlap = overlap;
-        check_sizes(apps::gemv_all_reduce(g), tiles);
-        apps::GemmConfig m;
-        m.runtime_size = true;
-        m.overlap = overlap;
-        check_sizes(apps::gemm_all_to_all(m), tiles);
+        auto overlapped = [&](auto &c) { c.overlap = overlap; };
+        check_sizes(apps::embedding_all_to_all(runtime_sized<apps::EmbeddingConfig>(overlapped)),
+                    tiles);
+        check_sizes(apps::gemv_all_reduce(runtime_sized<apps::GemvConfig>(overlapped)), tiles);
+        check_sizes(apps::gemm_all_to_all(runtime_sized<apps::GemmConfig>(overlapped)), tiles);
     }
 }
 
