@@ -111,8 +111,8 @@ public:
     DFunc(const std::string &name, const std::vector<int> &extents);
     // Extents may be run-time sizes (Extent.h).
     DFunc(const std::string &name, const Extents &extents);
-    DFunc(const std::string &name, std::initializer_list<Halide::Expr> extents)
-        : DFunc(name, Extents(extents)) {}
+    DFunc(const std::string &name, std::initializer_list<ExtentArg> extents)
+        : DFunc(name, to_extents(extents)) {}
 
     // Define or call, exactly as with a Halide Func, in global coordinates.
     template<typename... Args>
@@ -214,15 +214,11 @@ DFunc input(const std::string &name, Halide::Type type, const std::vector<int> &
 // serves every size. Use the Param in definitions too (an RDom's extent).
 DFunc input(const std::string &name, Halide::Type type, const Extents &extents,
             const Layout &layout);
-// Braced lists: of extents, constants or sizes ({n, 1024}); of integers
-// (generator parameters among them).
+// A braced list of extents: constants, generator parameters or sizes
+// ({n, 1024}; {} for a scalar).
 inline DFunc input(const std::string &name, Halide::Type type,
-                   std::initializer_list<Halide::Expr> extents, const Layout &layout) {
-    return input(name, type, Extents(extents), layout);
-}
-inline DFunc input(const std::string &name, Halide::Type type, std::initializer_list<int> extents,
-                   const Layout &layout) {
-    return input(name, type, std::vector<int>(extents), layout);
+                   std::initializer_list<ExtentArg> extents, const Layout &layout) {
+    return input(name, type, to_extents(extents), layout);
 }
 
 namespace Internal {

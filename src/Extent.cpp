@@ -39,6 +39,14 @@ Extents to_extents(const std::vector<int> &extents) {
     return Extents(extents.begin(), extents.end());
 }
 
+Extents to_extents(std::initializer_list<ExtentArg> extents) {
+    Extents out;
+    for (const ExtentArg &e : extents) {
+        out.push_back(e.expr);
+    }
+    return out;
+}
+
 bool same_extent(const Halide::Expr &a, const Halide::Expr &b) {
     return equal(a, b);
 }

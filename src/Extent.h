@@ -5,9 +5,11 @@
 #ifndef COCONET_EXTENT_H
 #define COCONET_EXTENT_H
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Halide.h"
@@ -15,6 +17,28 @@
 namespace coconet {
 
 using Extents = std::vector<Halide::Expr>;
+
+// One extent of a braced list ({n, 1024}, {}): an integer, a generator
+// parameter, or an Expr (a Param<int32_t> among them). One type, so that
+// every braced list, the empty one included, picks one overload.
+struct ExtentArg {
+    template<typename T>
+    ExtentArg(const T &value) // NOLINT: implicit, as the list's elements
+        : expr(to_expr(value)) {}
+    Halide::Expr expr;
+
+private:
+    template<typename T>
+    static Halide::Expr to_expr(const T &value) {
+        if constexpr (std::is_convertible_v<T, Halide::Expr>) {
+            return Halide::Expr(value);
+        } else {
+            return Halide::Expr((int)value); // a generator parameter converts to int
+        }
+    }
+};
+
+Extents to_extents(std::initializer_list<ExtentArg> extents);
 
 // Values of a program's run-time sizes, by the names of their Params.
 using Sizes = std::map<std::string, int>;

@@ -266,3 +266,14 @@ TEST_CASE("a rank that changes its sizes alone fails on every rank", "[shapes][e
         CHECK_THAT(errors[r], Contains("rank 2"));
     }
 }
+
+TEST_CASE("braced extents of every kind pick one overload", "[shapes]") {
+    Halide::Param<int32_t> n("n");
+    const int width = 16;
+    CHECK(input("scalar", Halide::Float(32), {}, Replicated()).dimensions() == 0);
+    CHECK(input("fixed", Halide::Float(32), {width, 3}, Replicated()).dimensions() == 2);
+    DFunc mixed = input("mixed", Halide::Float(32), {n, width}, Sliced(0));
+    CHECK(size_name(mixed.get_contents()->extents[0]) == "n");
+    CHECK(constant_extent(mixed.get_contents()->extents[1]) == width);
+    CHECK(DFunc("declared", {n, 4}).get_contents()->extents.size() == 2);
+}
