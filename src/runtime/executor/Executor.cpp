@@ -99,10 +99,15 @@ void Executor::run(halide_buffer_t *const *args) {
     finish_outputs(args);
 }
 
+void fail_call(const coconet_comm *comm, const coconet_aot_program &p, int code,
+               const std::string &what) {
+    throw AotError{code, std::string(p.name) + ", rank " + std::to_string(coconet_comm_rank(comm)) +
+                             " of " + std::to_string(coconet_comm_size(comm)) + " (" +
+                             coconet_comm_backend(comm) + "): " + what};
+}
+
 void Executor::fail(int code, const std::string &what) const {
-    throw AotError{code, std::string(p_.name) + ", rank " + std::to_string(rank_) + " of " +
-                             std::to_string(size_) + " (" + coconet_comm_backend(comm_) +
-                             "): " + what};
+    fail_call(comm_, p_, code, what);
 }
 
 void Executor::check_device_slices() const {

@@ -33,6 +33,10 @@ struct AotError {
     std::string message;
 };
 
+// Throws AotError: "<program>, rank r of R (<backend>): what".
+[[noreturn]] void fail_call(const coconet_comm *comm, const coconet_aot_program &p, int code,
+                            const std::string &what);
+
 // A buffer the executor owns: a value that crosses steps, or a view. A
 // view of a caller's buffer shares its device allocation (borrowed: the
 // caller frees it); any other device allocation on it is the executor's.

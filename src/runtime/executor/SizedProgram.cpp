@@ -60,10 +60,7 @@ SizedProgram::SizedProgram(coconet_comm *comm, const coconet_aot_program &p, con
 }
 
 void SizedProgram::fail(int code, const std::string &what) const {
-    throw AotError{code, std::string(table_.name) + ", rank " +
-                             std::to_string(coconet_comm_rank(comm_)) + " of " +
-                             std::to_string(coconet_comm_size(comm_)) + " (" +
-                             coconet_comm_backend(comm_) + "): " + what};
+    fail_call(comm_, table_, code, what);
 }
 
 void SizedProgram::check_ranks_agree() {
