@@ -139,21 +139,28 @@ bool calls_impure(const Halide::Expr &e) {
 
 // A scalar reduction's parts, each added by a GPU thread of its own: many,
 // so that the loads in flight stream a vector at the device's bandwidth,
-// then few, which one thread adds.
-constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256;
+// then few, which one thread adds. A thread's loop over its part is unrolled
+// kPartLoads times, so that that many loads can be in flight (the additions
+// stay in order).
+constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256, kPartLoads = 8;
 
 // Splits f's reduction over `r` into `parts` interleaved parts (r = i *
 // parts + part: the threads of a warp read adjacent elements), each part's
-// sum an element of a Func on the GPU (rfactor). f then adds those
-// elements; returns the reduction variable that does.
+// sum an element of a Func (rfactor) that one kernel computes: a GPU thread
+// per part, its sum in a register, looping over its elements inside the
+// kernel (a loop outside it would launch the kernel once per element of a
+// part). f then adds those elements; returns the reduction variable that
+// does.
 Halide::RVar reduce_in_parts(Func f, Halide::RVar r, int parts, const std::string &name) {
     const auto guard = Halide::TailStrategy::GuardWithIf;
-    Halide::RVar i(name + "_i"), part(name + "_part");
+    Halide::RVar i(name + "_i"), part(name + "_part"), outer(name + "_io"), loads(name + "_ii");
     Halide::Var u(name + "_u"), block("block"), thread("thread");
     f.update(0).split(r, i, part, parts, guard);
     Func sums = f.update(0).rfactor(part, u);
-    sums.compute_root().gpu_tile(u, block, thread, 256, guard);
-    sums.update(0).gpu_tile(u, block, thread, 256, guard);
+    Func stored = sums.in();
+    stored.compute_root().gpu_tile(u, block, thread, 256, guard);
+    sums.compute_at(stored, thread);
+    sums.update(0).split(i, outer, loads, kPartLoads, guard).unroll(loads);
     return part;
 }
 

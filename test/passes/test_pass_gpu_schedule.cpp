@@ -26,6 +26,42 @@ Expr host_rank(Halide::Internal::Call::CallType type = Halide::Internal::Call::P
                                         {Halide::user_context_value()}, type);
 }
 
+// The kernel launches in a lowered pipeline's host code (calls of the
+// device interface's halide_*_run): how many, and how many of them a loop
+// around them repeats.
+struct Launches {
+    int launches = 0, in_loops = 0;
+};
+
+Launches launches_of(const Halide::Module &m) {
+    class Count : public Halide::Internal::IRVisitor {
+    public:
+        Launches l;
+
+    private:
+        using IRVisitor::visit;
+        int loops = 0;
+        void visit(const Halide::Internal::For *op) override {
+            const bool repeats = !Halide::Internal::is_const_one(op->extent);
+            loops += repeats;
+            IRVisitor::visit(op);
+            loops -= repeats;
+        }
+        void visit(const Halide::Internal::Call *op) override {
+            const std::string &n = op->name;
+            if (n.rfind("halide_", 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == "_run") {
+                l.launches++;
+                l.in_loops += loops > 0;
+            }
+            IRVisitor::visit(op);
+        }
+    } count;
+    for (const Halide::Internal::LoweredFunc &f : m.functions()) {
+        f.body.accept(&count);
+    }
+    return count.l;
+}
+
 } // namespace
 
 TEST_CASE("gpu_tile_func: elementwise Funcs and in-place reductions become kernels",
@@ -82,6 +118,19 @@ TEST_CASE("gpu_tile_func: scalar reductions add interleaved parts on the device"
                                  .with_feature(Halide::Target::OpenCL)
                                  .with_feature(Halide::Target::UserContext);
     CHECK_NOTHROW(Halide::Pipeline(total).compile_to_module({in}, "total", t));
+
+    // A kernel per level (parts, parts of parts, then the sum's initial value
+    // and its update), however many elements a part adds: a part's loop runs
+    // inside its kernel, not around it.
+    Func big("big");
+    RDom many(0, 3 * 65536 + 5, "many");
+    big() = 0.0f;
+    big() += Halide::cast<float>(in(many));
+    big.compute_root();
+    schedule_for_gpu(Halide::Pipeline(big), always);
+    const Launches launched = launches_of(Halide::Pipeline(big).compile_to_module({in}, "big", t));
+    CHECK(launched.launches == 4);
+    CHECK(launched.in_loops == 0);
 
     // Two reduction variables, a value or bounds calling the host impurely,
     // or an update Halide cannot split into parts stay on the host.
