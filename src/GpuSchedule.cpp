@@ -224,22 +224,6 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     return "";
 }
 
-// An extern stage (a collective) that is also an output of p: Halide's JIT
-// and AOT code launch a kernel reading it without copying it to the device
-// (the kernel reads a device allocation that does not exist: a crash, found
-// by the fuzz test on OpenCL), so its readers stay on the host.
-std::string reads_returned_extern(const Halide::Pipeline &p, const Function &fn) {
-    for (const Func &out : p.outputs()) {
-        if (out.function().has_extern_definition() &&
-            calls_of(fn).reads.count(plain_name(out.name()))) {
-            return "reads " + plain_name(out.name()) +
-                   ", a collective's result the step also returns, which Halide does not copy "
-                   "to the device";
-        }
-    }
-    return "";
-}
-
 NonEmptyBox every_box_nonempty() {
     return [](const std::string &) { return GpuCondition{Halide::Internal::const_true(), ""}; };
 }
@@ -252,10 +236,7 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         }
         const std::string plain = plain_name(name);
         const GpuCondition c = nonempty(plain);
-        std::string why = c.when.defined() ? reads_returned_extern(p, fn) : c.why_not;
-        if (why.empty() && c.when.defined()) {
-            why = gpu_tile_func(Func(fn), c.when);
-        }
+        const std::string why = c.when.defined() ? gpu_tile_func(Func(fn), c.when) : c.why_not;
         if (why.empty()) {
             placement.gpu.push_back(plain);
             for (const std::string &r : calls_of(fn).reads) {

@@ -254,6 +254,10 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     return *k;
 }
 
+std::string JitProgram::plan(int world_size) const {
+    return plan_text(*compiled_, world_size);
+}
+
 std::vector<int32_t> JitProgram::table_sizes(const Sizes &sizes) const {
     const std::string &name = compiled_->lowered.program.name();
     const std::vector<RuntimeSize> &all = compiled_->lowered.analysis.sizes;

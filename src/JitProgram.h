@@ -85,6 +85,11 @@ public:
                                          const Sizes &sizes, double timeout_seconds = 10.0,
                                          std::vector<RankTraffic> *traffic = nullptr) const;
 
+    // The plan on `world_size` ranks as an AOT library's header gives it:
+    // the steps, then where the code runs on a GPU target and what the
+    // default schedule or the autoscheduler did.
+    std::string plan(int world_size) const;
+
 private:
     struct Function;
     // The table the executor follows on a communicator (its kernels compiled).

@@ -607,7 +607,7 @@ public:
                         if (o_.plan) {
                             std::printf("[gpu_bench] %s (%s), %s: the plan on %d ranks\n%s\n",
                                         w.name.c_str(), schedule.c_str(), w.size.c_str(), size,
-                                        print_plan(w.schedules[s].second(), size).c_str());
+                                        jits[s]->plan(size).c_str());
                         }
                     }
                     Run run = measure(*jits[s], device_inputs, o_);

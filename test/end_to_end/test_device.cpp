@@ -125,6 +125,14 @@ TEST_CASE("two_stage_pipeline on the device", "[device][pipeline]") {
 
 TEST_CASE("sgd_clip on the device", "[device][sgd_clip]") {
     check_app_on_device("sgd_clip", 0.0, 2);
+    // Fused, the step returns the reduced gradients (the pass's source) and
+    // computes their norm: a kernel on the device, not a copy to the host.
+    apps::OptimizerConfig c;
+    c.schedule = apps::Schedule::Fused;
+    c.gpu = true;
+    const std::string plan = JitProgram(apps::sgd_clip(c), target).plan(2);
+    CHECK_THAT(plan, Catch::Matchers::Contains("GPU kernels for norm2_part"));
+    CHECK_THAT(plan, !Catch::Matchers::Contains("on the host: norm2_part"));
 }
 
 TEST_CASE("embedding + all_to_all on the device", "[device][embedding]") {

@@ -110,6 +110,15 @@ void Executor::fail(int code, const std::string &what) const {
     fail_call(comm_, p_, code, what);
 }
 
+bool Executor::is_device_stage(int v) const {
+    for (int k = 0; k < p_.ndevice_stages; k++) {
+        if (std::strcmp(p_.device_stages[k].name, info(v).name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void Executor::check_device_slices() const {
     for (int v = 0; v < p_.nvalues + p_.ndevice_stages; v++) {
         const bool stage = v >= p_.nvalues;
@@ -238,7 +247,15 @@ void Executor::run_pipeline(int s, const coconet_aot_step &step, halide_buffer_t
     }
     push_sizes(argv);
     for (int i = 0; i < step.nouts; i++) {
-        argv.push_back(only_output ? only_output : output_buffer(step.outs[i]));
+        halide_buffer_t *b = only_output ? only_output : output_buffer(step.outs[i]);
+        if (!only_output && !b->device && is_device_stage(step.outs[i])) {
+            // Halide launches the step's kernels that read a collective's
+            // result the step also returns without copying that result to
+            // the device: the collective must write it there.
+            device_check(coconet_rt::device_malloc(*comm_, b, p_.device_interface),
+                         std::string("allocating ") + info(step.outs[i]).name + " on the device");
+        }
+        argv.push_back(b);
     }
     call(step.pipeline, argv, s);
     coconet_comm_count_bytes(comm_, COCONET_HOST_DEVICE, copies.bytes());

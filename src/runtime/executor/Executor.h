@@ -118,6 +118,8 @@ private:
 
     // The buffer of value v, allocated over this rank's box unless bound.
     halide_buffer_t *output_buffer(int v);
+    // Whether value v is the result of a collective stage on the device.
+    bool is_device_stage(int v) const;
 
     // The values fused passes reduce or gather get memory the backend's
     // passes use in place (MPI: window memory; a program's first call on a
