@@ -205,7 +205,9 @@ int main(int argc, char **argv) {
                 const float e = std::fabs(got - want) / std::max(1.0f, std::fabs(want));
                 if (!(e <= 1e-5f)) {
                     off++;
-                    worst = std::isnan(e) || !(e <= worst) ? e : worst;
+                    if (!std::isnan(worst) && !(e <= worst)) {
+                        worst = e; // a NaN, once seen, stays the worst
+                    }
                 }
             });
             if (off > 0) {
