@@ -24,15 +24,15 @@ int device_to_host(coconet_comm &comm, halide_buffer_t *b) {
     if (!device_newest(b) || !b->device_interface) {
         return 0;
     }
-    const int rc = with_context(comm, [&](void *uc) { return b->device_interface->copy_to_host(uc, b); });
+    const int rc =
+        with_context(comm, [&](void *uc) { return b->device_interface->copy_to_host(uc, b); });
     if (rc == 0) {
         comm.count_bytes(COCONET_HOST_DEVICE, host_bytes(b));
     }
     return rc;
 }
 
-int host_to_device(coconet_comm &comm, halide_buffer_t *b,
-                   const halide_device_interface_t *iface) {
+int host_to_device(coconet_comm &comm, halide_buffer_t *b, const halide_device_interface_t *iface) {
     if (on_device(b) || box_of(b).empty()) {
         return 0;
     }
@@ -49,8 +49,7 @@ int host_to_device(coconet_comm &comm, halide_buffer_t *b,
     return rc;
 }
 
-int device_malloc(coconet_comm &comm, halide_buffer_t *b,
-                  const halide_device_interface_t *iface) {
+int device_malloc(coconet_comm &comm, halide_buffer_t *b, const halide_device_interface_t *iface) {
     // An empty box needs no device memory (Halide's GPU runtimes abort on it).
     if (b->device || box_of(b).empty()) {
         return 0;
@@ -65,19 +64,24 @@ int device_free(coconet_comm &comm, halide_buffer_t *b) {
     return with_context(comm, [&](void *uc) { return b->device_interface->device_free(uc, b); });
 }
 
+int device_sync(coconet_comm &comm, halide_buffer_t *b) {
+    if (!b->device || !b->device_interface) {
+        return 0;
+    }
+    return with_context(comm, [&](void *uc) { return b->device_interface->device_sync(uc, b); });
+}
+
 int device_crop(coconet_comm &comm, const halide_buffer_t *parent, halide_buffer_t *view) {
-    return with_context(comm, [&](void *uc) {
-        return parent->device_interface->device_crop(uc, parent, view);
-    });
+    return with_context(
+        comm, [&](void *uc) { return parent->device_interface->device_crop(uc, parent, view); });
 }
 
 int device_release_crop(coconet_comm &comm, halide_buffer_t *view) {
     if (!view->device || !view->device_interface) {
         return 0;
     }
-    return with_context(comm, [&](void *uc) {
-        return view->device_interface->device_release_crop(uc, view);
-    });
+    return with_context(
+        comm, [&](void *uc) { return view->device_interface->device_release_crop(uc, view); });
 }
 
 int device_copy_box(coconet_comm &comm, const halide_buffer_t *src, halide_buffer_t *dst,
@@ -96,7 +100,8 @@ int device_copy_box(coconet_comm &comm, const halide_buffer_t *src, halide_buffe
     from.flags = 0;
     from.set_device_dirty(true);
     const halide_device_interface_t *iface = dst->device_interface;
-    rc = with_context(comm, [&](void *uc) { return iface->buffer_copy(uc, &from, iface, &to.buf); });
+    rc =
+        with_context(comm, [&](void *uc) { return iface->buffer_copy(uc, &from, iface, &to.buf); });
     const int released = device_release_crop(comm, &to.buf);
     return rc != 0 ? rc : released;
 }

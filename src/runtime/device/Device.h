@@ -27,12 +27,13 @@ inline bool on_device(const halide_buffer_t *b) {
 int device_to_host(coconet_comm &comm, halide_buffer_t *b);
 // Gives b a device allocation on `iface` (if it has none) and copies its
 // host data there when newer (counted); b is then readable on the device.
-int host_to_device(coconet_comm &comm, halide_buffer_t *b,
-                   const halide_device_interface_t *iface);
+int host_to_device(coconet_comm &comm, halide_buffer_t *b, const halide_device_interface_t *iface);
 // Allocates device memory for b on `iface` when it has none (no copy).
-int device_malloc(coconet_comm &comm, halide_buffer_t *b,
-                  const halide_device_interface_t *iface);
+int device_malloc(coconet_comm &comm, halide_buffer_t *b, const halide_device_interface_t *iface);
 int device_free(coconet_comm &comm, halide_buffer_t *b);
+// Waits until the work queued on b's device (by this process, on Halide's
+// queue or stream) has finished.
+int device_sync(coconet_comm &comm, halide_buffer_t *b);
 // Makes `view` (b's box of `parent`'s host data: a BufferView) alias the same
 // box of parent's device allocation; undo with device_release_crop.
 int device_crop(coconet_comm &comm, const halide_buffer_t *parent, halide_buffer_t *view);

@@ -54,7 +54,7 @@ std::string Executor::step_key(int s) const {
 }
 
 template<typename Run>
-void Executor::run_tuned(int s, bool direct, Run &&run) {
+void Executor::run_tuned(int s, bool direct, halide_buffer_t *device_value, Run &&run) {
     const coconet_aot_step &st = p_.steps[s];
     const bool tune = coconet_rt::overlap_tuning_enabled();
     ExecutorState &state = executor_state(comm_);
@@ -80,6 +80,13 @@ void Executor::run_tuned(int s, bool direct, Run &&run) {
     // time, since ranks that leave a step early do not make it shorter.
     const bool tuning = !tuner->settled();
     auto agree = [&] { tuner->agree(slowest_rank(tuner->unagreed(), step_key(s))); };
+    auto finish_device_work = [&] {
+        if (tuning && device_value) {
+            device_check(coconet_rt::device_sync(*comm_, device_value),
+                         "waiting for the device to time an overlapped step");
+        }
+    };
+    finish_device_work();
     if (tuner->timing()) {
         agree();
     }
@@ -89,6 +96,7 @@ void Executor::run_tuned(int s, bool direct, Run &&run) {
     if (rc != COCONET_OK) {
         fail(rc, coconet_comm_last_error(comm_));
     }
+    finish_device_work();
     if (tuning) {
         const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
         if (tuner->record(took.count())) {
@@ -138,7 +146,7 @@ void Executor::run_overlapped(int s, coconet_fused_call &c,
     }
     c.src = source;
     const int dim = st.pass.range_dim;
-    run_tuned(s, false, [&](int chunks) {
+    run_tuned(s, false, device ? source : nullptr, [&](int chunks) {
         const coconet_rt::Chunking ch = chunking(chunks, dim, st.pass.dim, st.pass.n[dim],
                                                  coconet_rt::group_of(size_, c.nsplit, c.group));
         auto produce = [&](int j) {
@@ -188,7 +196,7 @@ void Executor::run_collective(int s) {
     const coconet_rt::Group group = coconet_rt::group_of(size_, desc.nsplit, desc.group);
     const bool direct = !device && desc.kind == COCONET_ALL_TO_ALL &&
                         comm_->writes_peer_outputs() && !read_elsewhere(st.src, s);
-    run_tuned(s, direct, [&](int chunks) {
+    run_tuned(s, direct, device ? dst : nullptr, [&](int chunks) {
         if (chunks == coconet_rt::OverlapTuner::kDirect) {
             return run_produced(s, dst);
         }

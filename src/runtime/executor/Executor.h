@@ -292,9 +292,12 @@ private:
 
     // Runs overlapped step s, run(chunks) returning an error code, in the
     // tile count its tuner on this communicator gives (OverlapTuning.h; with
-    // `direct`, kDirect among them), timing the call while it tunes.
+    // `direct`, kDirect among them), timing the call while it tunes. A step
+    // on a device (`device_value`: one of its device buffers, else NULL)
+    // waits for the device before the clock starts and before it stops:
+    // kernels and device copies return before they finish.
     template<typename Run>
-    void run_tuned(int s, bool direct, Run &&run);
+    void run_tuned(int s, bool direct, halide_buffer_t *device_value, Run &&run);
 
     // The maximum of `seconds` over the world's ranks.
     double slowest_rank(double seconds, const std::string &what);
