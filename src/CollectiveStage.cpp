@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "Error.h"
+#include "GpuSchedule.h"
 
 namespace coconet {
 
@@ -24,6 +25,27 @@ Halide::Buffer<uint8_t> desc_buffer(const coconet_collective_desc &d, const std:
     Halide::Buffer<uint8_t> b((int)sizeof(d), name + "_coconet_desc");
     std::memcpy(b.data(), &d, sizeof(d));
     return b;
+}
+
+// Why scalar f, which reads a scalar collective's result, may be computed on
+// the host, or "" when the GPU pass makes it a kernel.
+std::string scalar_on_host(const DFuncContents &f, const Analysis &a) {
+    if (!a.of(&f).layout.group.is_world()) {
+        return "on a group of world.split";
+    }
+    return why_scalar_on_host(f.func.function());
+}
+
+// Whether f reads `value`.
+bool reads(const DFuncContents &f, const DFuncContents &value) {
+    for (const Definition &d : definitions_of(f)) {
+        for (const DistributedCall &c : distributed_calls(f, d)) {
+            if (c.callee.get() == &value) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 } // namespace
@@ -71,9 +93,19 @@ std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
         return "on a group of world.split, empty on the other groups' ranks";
     }
     if (src.extents.empty()) {
-        // Halide copies between host and device around loops; a scalar's
-        // host readers (loop-free, like the stage) would read a stale host copy.
-        return "a scalar, read by host code";
+        // Halide copies a buffer between host and device around the
+        // statements that touch it, taking loop-free ones together: a host
+        // scalar's definition right after the stage would read the host copy
+        // from before it.
+        for (const DFunc &reader : a.order) {
+            const DFuncContents &r = *reader.get_contents();
+            if (r.kind != FuncKind::Compute || !a.of(&r).extents.empty() || !reads(r, f)) {
+                continue;
+            }
+            if (const std::string why = scalar_on_host(r, a); !why.empty()) {
+                return "a scalar, read by host code: " + r.name + " (" + why + ")";
+            }
+        }
     }
     return "";
 }

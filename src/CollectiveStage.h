@@ -20,13 +20,15 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
 
 // Why collective f's stage cannot run on the device of a GPU target, or ""
 // when it can: an all_reduce, reduce_scatter, all_gather, broadcast or
-// all_to_all of the world that is not a scalar. Halide allocates a device
-// stage's output on the device before the call, and its GPU runtimes abort
-// on an empty allocation, which a value of a group of world.split is on the
-// other groups' ranks (the executor refuses a world leaving a rank an empty
-// slice of a device stage's output). Halide's copies between host and device
-// go around loops, and a scalar stage and its (host) readers have none, so
-// they would read a stale host copy.
+// all_to_all of the world; a scalar only where every scalar reading it is
+// a GPU kernel. Halide allocates a device stage's output on the device
+// before the call, and its GPU runtimes abort on an empty allocation, which
+// a value of a group of world.split is on the other groups' ranks (the
+// executor refuses a world leaving a rank an empty slice of a device stage's
+// output). Halide copies a buffer between host and device around the
+// statements that touch it, taking loop-free ones together, so a scalar
+// computed on the host right after the stage would read the host copy from
+// before it.
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a);
 inline bool collective_on_device(const DFuncContents &f, const Analysis &a) {
     return why_not_on_device(f, a).empty();

@@ -1,9 +1,11 @@
 #include "GpuSchedule.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "CollectiveStage.h"
+#include "Error.h"
 #include "Partition.h"
 #include "Rebuild.h"
 #include "Strings.h"
@@ -164,34 +166,59 @@ Halide::RVar reduce_in_parts(Func f, Halide::RVar r, int parts, const std::strin
     return part;
 }
 
-// A scalar reduction over one reduction variable (a norm: `f() += e(r)`)
-// on the GPU in three levels: kReductionParts parts, then
-// kReductionPartsOfParts parts of those, then their sum by one GPU thread.
-// The order of addition is therefore not the reference's. Returns "" when
-// scheduled, else why the Func stays on the host.
-std::string gpu_scalar_reduction(Func f) {
-    const Function &fn = f.function();
-    if (fn.updates().size() != 1 || f.rvars(0).size() != 1) {
-        return "a scalar";
+// Every definition of scalar f computed by one GPU thread.
+void gpu_single_thread(Func f) {
+    f.gpu_single_thread();
+    for (int u = 0; u < (int)f.function().updates().size(); u++) {
+        f.update(u).gpu_single_thread();
     }
-    // The parts' Func indexes with the reduction's bounds, which then run
-    // where the parts do: only pure calls are lifted out to the host.
-    const Halide::Internal::ReductionVariable &rv = fn.updates()[0].schedule().rvars()[0];
-    if (calls_impure(rv.min) || calls_impure(rv.extent)) {
-        return "a scalar";
+}
+
+// A scalar on the GPU (why_scalar_on_host says which): a pure one (a clip
+// factor, a trust ratio) by one GPU thread, so that the kernels reading it
+// find it there with no copy from the host; a reduction over one reduction
+// variable (a norm: `f() += e(r)`) in three levels: kReductionParts parts,
+// then kReductionPartsOfParts parts of those, then their sum by one GPU
+// thread. The order of addition is therefore not the reference's; an update
+// Halide cannot split into parts runs on one GPU thread, in order.
+void gpu_scalar(Func f) {
+    if (f.function().updates().empty()) {
+        gpu_single_thread(f);
+        return;
     }
     try {
         Halide::RVar parts = reduce_in_parts(f, f.rvars(0)[0], kReductionParts, "parts");
         reduce_in_parts(f, parts, kReductionPartsOfParts, "sums");
     } catch (const Halide::Error &) {
-        return "a scalar reduction whose parts Halide cannot add separately";
+        // Not associative (rfactor refused): in order on one thread, which
+        // the split before the refusal keeps.
     }
-    f.gpu_single_thread();
-    f.update(0).gpu_single_thread();
-    return "";
+    gpu_single_thread(f);
 }
 
 } // namespace
+
+std::string why_scalar_on_host(const Function &fn) {
+    if (has_stage_directives(fn)) {
+        return "a scalar scheduled by the user";
+    }
+    if (calls_of(fn).host_only) {
+        return "a scalar calling a host function";
+    }
+    if (fn.updates().empty()) {
+        return "";
+    }
+    if (fn.updates().size() != 1 || fn.updates()[0].schedule().rvars().size() != 1) {
+        return "a scalar reduction over more than one variable or update";
+    }
+    // The parts' Func indexes with the reduction's bounds, which then run
+    // where the parts do: only pure calls are lifted out to the host.
+    const Halide::Internal::ReductionVariable &rv = fn.updates()[0].schedule().rvars()[0];
+    if (calls_impure(rv.min) || calls_impure(rv.extent)) {
+        return "a scalar reduction whose bounds call a host function";
+    }
+    return "";
+}
 
 std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     const Function &fn = f.function();
@@ -199,11 +226,14 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
         return "an extern stage";
     }
     if (fn.dimensions() == 0) {
-        if (has_stage_directives(fn) || calls_of(fn).host_only ||
-            (when.defined() && !Halide::Internal::is_const_one(Halide::Internal::simplify(when)))) {
-            return "a scalar";
+        if (when.defined() && !Halide::Internal::is_const_one(Halide::Internal::simplify(when))) {
+            return "a scalar some ranks do not compute";
         }
-        return gpu_scalar_reduction(f);
+        if (const std::string why = why_scalar_on_host(fn); !why.empty()) {
+            return why;
+        }
+        gpu_scalar(f);
+        return "";
     }
     if (has_stage_directives(fn)) {
         return "scheduled by the user";
@@ -230,7 +260,20 @@ NonEmptyBox every_box_nonempty() {
 
 GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
     GpuPlacement placement;
-    for (const auto &[name, fn] : pipeline_functions(p)) {
+    const std::map<std::string, Function> functions = pipeline_functions(p);
+    // Scalars a stage writes on the device: Halide copies a buffer between
+    // host and device around the statements that touch it, taking loop-free
+    // ones together, so a scalar's definition on the host would read a host
+    // copy from before the stage (the lowering keeps such stages on the host:
+    // CollectiveStage.h).
+    std::set<std::string> device_scalars;
+    for (const auto &[name, fn] : functions) {
+        if (fn.has_extern_definition() && fn.dimensions() == 0 &&
+            fn.extern_function_device_api() != Halide::DeviceAPI::Host) {
+            device_scalars.insert(plain_name(name));
+        }
+    }
+    for (const auto &[name, fn] : functions) {
         if (!compute_level(fn).is_root()) {
             continue;
         }
@@ -247,6 +290,12 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
             }
         } else if (!fn.has_extern_definition()) {
             placement.host.emplace_back(plain, why);
+            for (const std::string &r : calls_of(fn).reads) {
+                coconet_internal_assert(fn.dimensions() > 0 || !device_scalars.count(r))
+                    << plain << " (" << why << ") would read " << r
+                    << " on the host, where Halide leaves the copy from before the device "
+                       "stage that writes it";
+            }
         }
     }
     return placement;

@@ -13,14 +13,23 @@ namespace coconet {
 // Maps f's definitions to GPU blocks and threads over the innermost one or
 // two pure dimensions (tails guarded, reduction loops serial inside a
 // thread); with `when` defined, only in a specialization on it (otherwise f
-// runs on the host). Returns "" when scheduled; otherwise leaves f alone and
-// says why it stays on the host: a scalar (no dimension to tile), an extern
-// stage, Halide directives of the user's (or of register tiles), an update that writes other than
-// at its pure variables, or a value or index that calls a host function (the runtime's coconet_rank
-// / coconet_size, any extern), also through the Funcs inlined into it. Reduction bounds may call
-// them: Halide computes loop bounds on the host and passes them to the kernel (a rank's slice of a
-// sliced contraction).
+// runs on the host). A scalar runs on one GPU thread, a reduction over one
+// variable in parts first (a norm). Returns "" when scheduled; otherwise
+// leaves f alone and says why it stays on the host: a scalar that
+// why_scalar_on_host names, an extern stage, Halide directives of the user's
+// (or of register tiles), an update that writes other than at its pure
+// variables, or a value or index that calls a host function (the runtime's
+// coconet_rank / coconet_size, any extern), also through the Funcs inlined
+// into it. Reduction bounds may call them: Halide computes loop bounds on
+// the host and passes them to the kernel (a rank's slice of a sliced
+// contraction).
 std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
+
+// Why gpu_tile_func leaves scalar fn on the host wherever it is computed, or
+// "": a directive of the user's, a host call in its values, indices or
+// reduction bounds (also through the Funcs inlined into it), or more than one
+// reduction variable or update.
+std::string why_scalar_on_host(const Halide::Internal::Function &fn);
 
 // For a Func of a segment (by name, without Halide's uniquifying suffix):
 // the condition under which this rank computes a non-empty box of it, or an

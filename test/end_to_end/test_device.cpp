@@ -111,8 +111,24 @@ TEST_CASE("a scalar reduction adds its parts on the device", "[device][lamb]") {
     }
 }
 
+// The optimizers' scalars (norms, their all_reduce, the clip factor, the
+// trust ratio) run on the device: no Func on the host, no collective through
+// host memory, unscheduled and fused.
+void check_scalars_on_device(Program (*app)(const apps::OptimizerConfig &)) {
+    for (apps::Schedule s : {apps::Schedule::None, apps::Schedule::Fused}) {
+        apps::OptimizerConfig c;
+        c.schedule = s;
+        c.gpu = true;
+        const std::string plan = JitProgram(app(c), target).plan(2);
+        INFO(plan);
+        CHECK_THAT(plan, !Catch::Matchers::Contains("on the host:"));
+        CHECK_THAT(plan, !Catch::Matchers::Contains("collectives through host memory"));
+    }
+}
+
 TEST_CASE("lamb on the device", "[device][lamb]") {
     check_app_on_device("lamb");
+    check_scalars_on_device(apps::lamb);
 }
 
 TEST_CASE("megatron_mlp on the device", "[device][megatron]") {
@@ -125,6 +141,7 @@ TEST_CASE("two_stage_pipeline on the device", "[device][pipeline]") {
 
 TEST_CASE("sgd_clip on the device", "[device][sgd_clip]") {
     check_app_on_device("sgd_clip", 0.0, 2);
+    check_scalars_on_device(apps::sgd_clip);
     // Fused, the step returns the reduced gradients (the pass's source) and
     // computes their norm: a kernel on the device, not a copy to the host.
     apps::OptimizerConfig c;
@@ -133,6 +150,42 @@ TEST_CASE("sgd_clip on the device", "[device][sgd_clip]") {
     const std::string plan = JitProgram(apps::sgd_clip(c), target).plan(2);
     CHECK_THAT(plan, Catch::Matchers::Contains("GPU kernels for norm2_part"));
     CHECK_THAT(plan, !Catch::Matchers::Contains("on the host: norm2_part"));
+}
+
+TEST_CASE("scalar collectives stay on the device unless a host scalar reads them",
+          "[device][scalars]") {
+    // A clip of the gradient by its global norm: the norm's all_reduce, the
+    // clip factor and the update on the device. A second scalar all_reduce
+    // is read by a scalar that calls a host function (libc's abs), which
+    // stays on the host: the all_reduce must stay a host stage, or that
+    // scalar, the step's last statement, reads the host copy from before it.
+    const int n = 37;
+    DFunc g = input("g", Halide::Float(32), {n}, Local());
+    Halide::Var i("i");
+    Halide::RDom k(0, n, "k");
+    DFunc part("part");
+    part() = 0.0f;
+    part() += g(k) * g(k);
+    DFunc norm2 = all_reduce(part, ReduceOp::Sum, "norm2");
+    DFunc factor("factor");
+    factor() = Halide::select(norm2() > 1.0f, 1.0f / Halide::sqrt(norm2()), 1.0f);
+    DFunc peak = all_reduce(part, ReduceOp::Max, "peak");
+    DFunc shifted("shifted");
+    const Halide::Expr two = Halide::Internal::Call::make(
+        Halide::Int(32), "abs", {Halide::Expr(-2)}, Halide::Internal::Call::Extern);
+    shifted() = peak() * Halide::cast<float>(two);
+    DFunc clipped("clipped");
+    clipped(i) = g(i) * factor();
+    Program p("clip");
+    p.output(clipped, Local()).output(shifted, Replicated());
+    const std::string plan = JitProgram(p, target).plan(3);
+    CHECK_THAT(plan, Catch::Matchers::Contains("GPU kernels for clipped, factor, part"));
+    CHECK_THAT(
+        plan, Catch::Matchers::Contains("on the host: shifted (a scalar calling a host function)"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("norm2 (all_reduce)"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("peak (all_reduce: a scalar, read by host code: "
+                                               "shifted (a scalar calling a host function))"));
+    check_matches_reference(p, ranks, within(1e-6), 1, make_inputs, device_options);
 }
 
 TEST_CASE("embedding + all_to_all on the device", "[device][embedding]") {

@@ -84,8 +84,8 @@ TEST_CASE("gpu_tile_func: says why a Func stays on the host", "[passes][gpu]") {
     Var x("x");
     RDom k(0, 8, "k");
     Func scalar("scalar"), scatter("scatter"), calls("calls"), inlined("inlined"), reader("reader");
-    scalar() = 1.0f;
-    CHECK(gpu_tile_func(scalar) == "a scalar");
+    scalar() = Halide::cast<float>(host_rank());
+    CHECK(gpu_tile_func(scalar) == "a scalar calling a host function");
 
     scatter(x) = 0;
     scatter(k % 3) += 1;
@@ -138,17 +138,44 @@ TEST_CASE("gpu_tile_func: scalar reductions add interleaved parts on the device"
     Func grid("grid"), ranked("ranked"), bounded("bounded"), chained("chained");
     grid() = 0;
     grid() += in(kk.x + kk.y);
-    CHECK(gpu_tile_func(grid) == "a scalar");
+    CHECK(gpu_tile_func(grid) == "a scalar reduction over more than one variable or update");
     ranked() = 0;
     ranked() += in(k)*host_rank();
-    CHECK(gpu_tile_func(ranked) == "a scalar");
+    CHECK(gpu_tile_func(ranked) == "a scalar calling a host function");
     RDom impure(host_rank(Halide::Internal::Call::Extern), 8, "impure");
     bounded() = 0;
     bounded() += in(impure);
-    CHECK(gpu_tile_func(bounded) == "a scalar");
+    CHECK(gpu_tile_func(bounded) == "a scalar reduction whose bounds call a host function");
+    // An update Halide cannot split into parts runs on one GPU thread, in
+    // order; so does a pure scalar (a clip factor).
     chained() = 1;
     chained() = chained() * 3 + in(k);
-    CHECK(gpu_tile_func(chained) == "a scalar reduction whose parts Halide cannot add separately");
+    Func factor("factor");
+    factor() = Halide::select(in(0) > 1, 1.0f / in(0), 1.0f);
+    for (Func f : {chained, factor}) {
+        INFO(f.name());
+        f.compute_root();
+        CHECK(gpu_tile_func(f) == "");
+        const Launches l = launches_of(Halide::Pipeline(f).compile_to_module({in}, f.name(), t));
+        CHECK(l.launches == (int)f.function().updates().size() + 1);
+        CHECK(l.in_loops == 0);
+    }
+}
+
+TEST_CASE("schedule_for_gpu: no host scalar reads a scalar a device stage writes",
+          "[passes][gpu]") {
+    // Halide copies around the statements touching a buffer, loop-free ones
+    // together: the host scalar would read the copy from before the stage.
+    // The lowering keeps such stages on the host; a pipeline that has one
+    // anyway is an internal error, not a wrong result.
+    Halide::ImageParam in(Halide::Float(32), 0, "in");
+    Func stage("stage"), host_scalar("host_scalar");
+    stage.define_extern("device_stage", {in}, Halide::Float(32), 0, Halide::NameMangling::C,
+                        Halide::DeviceAPI::OpenCL);
+    stage.compute_root();
+    host_scalar() = stage() * Halide::cast<float>(host_rank());
+    host_scalar.compute_root();
+    CHECK_THROWS_AS(schedule_for_gpu(Halide::Pipeline(host_scalar), always), InternalError);
 }
 
 TEST_CASE("gpu_tile_func: reduction bounds may call host functions", "[passes][gpu]") {

@@ -308,9 +308,18 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     part() = 0.0f;
     part() += g(k);
     DFunc total = all_reduce(part, ReduceOp::Sum, "total");
+    // A scalar read by a scalar that calls a host function (so is computed
+    // on the host).
+    DFunc peak_part("peak_part");
+    peak_part() = 0.0f;
+    peak_part() += g(k) * g(k);
+    DFunc peak = all_reduce(peak_part, ReduceOp::Max, "peak");
+    DFunc ranked("ranked");
+    ranked() = peak() * Halide::cast<float>(Halide::Internal::Call::make(
+                            Halide::Int(32), "host_fn", {}, Halide::Internal::Call::Extern));
     Var i;
     DFunc y("y");
-    y(i) = sum(i) + Halide::cast<float>(biggest(i)) + total();
+    y(i) = sum(i) + Halide::cast<float>(biggest(i)) + total() + ranked();
     DFunc w("w");
     w(i) = rooted(i) + 1.0f;
     DFunc z("z");
@@ -319,24 +328,26 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     p.output(y, Replicated()).output(z, Sliced(0)).output(w, Local());
 
     const LoweredProgram gpu = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, std::nullopt});
-    // Collectives of the world move on the device, a reduce too; a scalar
-    // (read by host code) stays on the host.
-    for (const char *name : {"sum", "biggest", "scattered", "rooted"}) {
+    // Collectives of the world move on the device, a reduce and a scalar
+    // read by kernels too; a scalar read by a host scalar stays on the host.
+    for (const char *name : {"sum", "biggest", "scattered", "rooted", "total"}) {
         INFO(name);
         const Stage s = stage_of(gpu.spmd, name);
         CHECK(s.api == Halide::DeviceAPI::OpenCL);
         CHECK(s.desc.device == 1);
     }
-    const Stage host_stage = stage_of(gpu.spmd, "total");
+    const Stage host_stage = stage_of(gpu.spmd, "peak");
     CHECK(host_stage.api == Halide::DeviceAPI::Host);
     CHECK(host_stage.desc.device == 0);
-    CHECK_THAT(why_not_on_device(*contents(total), gpu.analysis), Contains("a scalar"));
+    CHECK(why_not_on_device(*contents(peak), gpu.analysis) ==
+          "a scalar, read by host code: ranked (a scalar calling a host function)");
     CHECK(why_not_on_device(*contents(rooted), gpu.analysis).empty());
     // The executor refuses empty slices of the device stages' outputs.
     std::set<const DFuncContents *> stages(gpu.spmd.device_stages.begin(),
                                            gpu.spmd.device_stages.end());
     CHECK(stages == std::set<const DFuncContents *>{contents(sum), contents(biggest),
-                                                    contents(scattered), contents(rooted)});
+                                                    contents(scattered), contents(rooted),
+                                                    contents(total)});
     // One combiner per op and type of a device reduction, the reduce's too.
     const std::vector<Combiner> combiners = device_combiners(gpu.analysis);
     REQUIRE(combiners.size() == 4);
@@ -351,7 +362,11 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     const std::string text = device_collectives_text(gpu.analysis, gpu.spmd);
     CHECK_THAT(text, Contains("collectives on device buffers among ranks sharing the device"));
     CHECK_THAT(text, Contains("sum (all_reduce)"));
-    CHECK_THAT(text, Contains("total (all_reduce: a scalar, read by host code)"));
+    CHECK_THAT(text, Contains("total (all_reduce)"));
+    CHECK_THAT(
+        text,
+        Contains("peak (all_reduce: a scalar, read by host code: ranked (a scalar calling a host "
+                 "function))"));
 
     // For the host, every stage is a host stage.
     const LoweredProgram host = lower(p);
