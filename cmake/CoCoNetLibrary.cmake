@@ -18,8 +18,10 @@
 #       schedules the Halide segments the user left unscheduled with that
 #       Halide autoscheduler (its plugin from the Halide package), CPU targets.
 #       Without one, those Funcs get CoCoNet's default schedule (register tiles
-#       for MatMuls, vectors for the rest) on CPU targets; NO_DEFAULT_SCHEDULE
-#       leaves them as Halide does (the generator parameter default_schedule=false).
+#       for MatMuls, vectors for the rest on CPU targets; register tiles per GPU
+#       thread for MatMuls every rank holds whole on GPU targets);
+#       NO_DEFAULT_SCHEDULE leaves them as Halide does (the generator parameter
+#       default_schedule=false).
 #
 # The runtime target is CoCoNet::coconet_runtime (an alias in the build tree,
 # imported by find_package(CoCoNet)).

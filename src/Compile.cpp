@@ -33,7 +33,7 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
     const Halide::Target &target = options.target;
     const bool gpu = target.has_gpu_feature();
     LowerOptions lowering{gpu_api(target), std::nullopt};
-    if (options.default_schedule && !gpu && options.autoscheduler.empty()) {
+    if (options.default_schedule && options.autoscheduler.empty()) {
         lowering.default_schedule = target;
     }
     CompiledProgram c{lower(program, lowering), {}, target, options.function_name, ""};

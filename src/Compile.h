@@ -29,7 +29,7 @@ struct CompileOptions {
     std::map<std::string, std::string> autoscheduler_params;
     int estimate_ranks = 2;
     // The default schedule (DefaultSchedule.h) for the Funcs the user left
-    // unscheduled, on a CPU target without an autoscheduler.
+    // unscheduled, without an autoscheduler (on a GPU target: MatMuls' tiles).
     bool default_schedule = true;
     // The source counts a fused pass's kernel is built for along with its
     // step, recorded in the plan (AOT); unset: none, build_step_kernel builds

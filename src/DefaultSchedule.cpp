@@ -15,6 +15,11 @@ namespace {
 // AVX-512 one) by register_tile_columns(target) of y.
 constexpr int tile_rows = 16;
 
+// A GPU thread's register tile of a default MatMul, and the threads of a
+// block (tiles along x, along y): each step of the contraction loads 4 + 8
+// operands for 32 multiply-adds, where a thread per element loads 2 for 1.
+constexpr int gpu_tile_x = 4, gpu_tile_y = 8, gpu_block_x = 16, gpu_block_y = 8;
+
 // Outputs up to this many bytes stay in L1 while a reduction sweeps them:
 // their reduction loops then go outside all their pure loops (a GEMV's sums
 // over each few columns of the matrix, which streams through once).
@@ -145,6 +150,23 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             continue;
         }
         DefaultSchedule s;
+        if (target.has_gpu_feature()) {
+            // Only a value every rank holds whole: the GPU pass specializes
+            // a slice's kernels on the rank's box being non-empty, and a
+            // tile's loops exist only inside that specialization.
+            if (is_matmul(fn) && extents[0] >= gpu_tile_x && extents[1] >= gpu_tile_y &&
+                a.of(c).layout.kind != LayoutKind::Sliced && a.of(c).layout.group.is_world()) {
+                s.tile =
+                    DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], gpu_tile_x, gpu_tile_y};
+                s.gpu_block = {gpu_block_x, gpu_block_y};
+                s.why = "a GPU thread per register tile of " + std::to_string(gpu_tile_x) + " x " +
+                        std::to_string(gpu_tile_y) + " along (" + fn.args()[0] + ", " +
+                        fn.args()[1] + "), blocks of " + std::to_string(gpu_block_x) + " x " +
+                        std::to_string(gpu_block_y) + " threads, a MatMul";
+                d.emplace(c, s);
+            }
+            continue;
+        }
         const int cols = register_tile_columns(target);
         if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= cols) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, cols};

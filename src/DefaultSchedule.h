@@ -16,23 +16,28 @@
 //     steps of 8 inside it, so that the partial sums stay in a register for
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
-// Funcs of a fused pass have the pass's own schedule (FusedKernel.h); GPU
-// targets get the GPU pass (GpuSchedule.h); an autoscheduler, when one is
-// named, replaces the default.
+// On a GPU target, a MatMul-like reduction of the world that is not sliced
+// gets register tiles of 4 x 8, one per GPU thread, and everything else the
+// GPU pass (GpuSchedule.h). Funcs of a fused pass have the pass's own
+// schedule (FusedKernel.h); an autoscheduler, when one is named, replaces
+// the default.
 #ifndef COCONET_DEFAULT_SCHEDULE_H
 #define COCONET_DEFAULT_SCHEDULE_H
 
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "Liveness.h"
 
 namespace coconet {
 
 struct DefaultSchedule {
-    // A MatMul-like reduction: these tiles.
+    // A MatMul-like reduction: these tiles; on a GPU target, each a GPU
+    // thread's, in blocks of gpu_block threads (along x, along y).
     std::optional<DFuncContents::RegisterTile> tile;
+    std::optional<std::pair<int, int>> gpu_block;
     // Otherwise: vectors of `lanes` along pure variable `x`, and the updates
     // (by index) whose reduction loops move just outside them; of those, the
     // ones whose innermost reduction loop runs in unrolled steps of
@@ -50,7 +55,9 @@ struct DefaultSchedule {
 using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
 
 // The default for every Func a Halide segment computes that carries no
-// schedule of the user's, for CPU target `target`.
+// schedule of the user's, for `target`: on a GPU target, the register tiles
+// of MatMuls of the world that are not sliced (the GPU pass schedules the
+// rest).
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
                                           const Halide::Target &target);
 

@@ -95,9 +95,10 @@ public:
     // for groups of up to max_ranks ranks on the direct path).
     GeneratorParam<int> ranks{"ranks", 0, "ranks the library runs on (0: any)"};
     GeneratorParam<int> max_ranks{"max_ranks", 8, "largest group a fused pass reads directly"};
-    // The default schedule for the Funcs left unscheduled (CPU targets).
+    // The default schedule for the Funcs left unscheduled (on GPU targets,
+    // MatMuls' register tiles).
     GeneratorParam<bool> default_schedule{"default_schedule", true,
-                                          "schedule the Funcs left unscheduled (CPU targets)"};
+                                          "schedule the Funcs left unscheduled"};
 
     // The registered name, and the target the library is built for.
     const std::string &name() const { return name_; }

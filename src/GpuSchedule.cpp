@@ -95,6 +95,21 @@ bool writes_at_pure_vars(const Function &f, const Definition &update) {
     return true;
 }
 
+// Whether a definition of fn already runs on GPU blocks or threads (the
+// default schedule's register tiles of a MatMul).
+bool has_gpu_loops(const Function &fn) {
+    std::vector<Definition> defs = {fn.definition()};
+    defs.insert(defs.end(), fn.updates().begin(), fn.updates().end());
+    for (const Definition &d : defs) {
+        for (const Halide::Internal::Dim &dim : d.schedule().dims()) {
+            if (Halide::Internal::is_gpu(dim.for_type)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
     const auto guard = Halide::TailStrategy::GuardWithIf;
     if (args.size() >= 2) {
@@ -279,10 +294,23 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         }
         const std::string plain = plain_name(name);
         const GpuCondition c = nonempty(plain);
-        const std::string why = c.when.defined() ? gpu_tile_func(Func(fn), c.when) : c.why_not;
+        const bool on_gpu = has_gpu_loops(fn);
+        const std::string why = on_gpu             ? ""
+                                : c.when.defined() ? gpu_tile_func(Func(fn), c.when)
+                                                   : c.why_not;
         if (why.empty()) {
             placement.gpu.push_back(plain);
-            for (const std::string &r : calls_of(fn).reads) {
+            // What the Funcs computed inside its kernel read, too.
+            std::set<std::string> reads = calls_of(fn).reads;
+            for (const auto &[inner_name, inner] : functions) {
+                const Halide::LoopLevel level = compute_level(inner);
+                if (!level.is_root() && !level.is_inlined() && level.func() == fn.name()) {
+                    const std::set<std::string> more = calls_of(inner).reads;
+                    reads.insert(more.begin(), more.end());
+                    reads.erase(plain_name(inner_name));
+                }
+            }
+            for (const std::string &r : reads) {
                 if (std::find(placement.reads.begin(), placement.reads.end(), r) ==
                     placement.reads.end()) {
                     placement.reads.push_back(r);

@@ -43,7 +43,8 @@ struct JitOptions {
     // the device, as in an AOT library for that target.
     Halide::Target target = jit_target();
     // The Funcs the user left unscheduled get the default schedule
-    // (docs/scheduling.md) on a CPU target, unless an autoscheduler is named.
+    // (docs/scheduling.md; on a GPU target, MatMuls' register tiles), unless
+    // an autoscheduler is named.
     bool default_schedule = true;
     // A Halide autoscheduler (Adams2019, Li2018, Mullapudi2016) for the
     // segments the user left unscheduled, CPU targets; its plugin is loaded

@@ -143,6 +143,33 @@ void schedule_tiles(const DFuncContents::RegisterTile &t, Halide::Func out, Hali
     }
 }
 
+// The tiles on a GPU: each tile a GPU thread's, `block` threads a GPU block,
+// the staging Func computed per thread with its storage bounded to the tile
+// (registers), its reduction loops outside the unrolled tile, in order.
+void schedule_gpu_tiles(const DFuncContents::RegisterTile &t, std::pair<int, int> block,
+                        Halide::Func out, Halide::Func acc) {
+    using Halide::Var;
+    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+    Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
+    Var bx(t.x + "_block"), by(t.y + "_block"), tx(t.x + "_thread"), ty(t.y + "_thread");
+    out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard)
+        .unroll(xi)
+        .unroll(yi)
+        .gpu_tile(xo, yo, bx, by, tx, ty, block.first, block.second, guard);
+    acc.compute_at(out, tx)
+        .bound_storage(x, t.x_factor)
+        .bound_storage(y, t.y_factor)
+        .unroll(x, t.x_factor, guard)
+        .unroll(y, t.y_factor, guard);
+    for (int i = 0; i < (int)acc.function().updates().size(); i++) {
+        std::vector<Halide::VarOrRVar> order = {x, y};
+        for (const ReductionVariable &r : acc.function().update(i).schedule().rvars()) {
+            order.emplace_back(Halide::RVar(r.var));
+        }
+        acc.update(i).reorder(order).unroll(x, t.x_factor, guard).unroll(y, t.y_factor, guard);
+    }
+}
+
 } // namespace
 
 bool has_stage_directives(const Function &fn) {
@@ -185,7 +212,11 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func acc = rebuild_compute(f, info, callee, rank, world_size, f.name + "_acc");
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
-    schedule_tiles(*tile, out, acc);
+    if (default_schedule && default_schedule->gpu_block && !f.register_tile) {
+        schedule_gpu_tiles(*tile, *default_schedule->gpu_block, out, acc);
+    } else {
+        schedule_tiles(*tile, out, acc);
+    }
     return out;
 }
 

@@ -188,6 +188,31 @@ TEST_CASE("scalar collectives stay on the device unless a host scalar reads them
     check_matches_reference(p, ranks, within(1e-6), 1, make_inputs, device_options);
 }
 
+TEST_CASE("MatMuls in GPU register tiles equal the reference, tails and slices included",
+          "[device][matmul]") {
+    // Sizes no tile divides: a MatMul of each rank's own operand, and the
+    // Local partial sums of a contraction along a sliced dimension (each
+    // rank's tiles add its slice, bounds from its rank), then all_reduced.
+    DFunc a = input("a", Halide::Float(32), {37, 13}, Replicated());
+    DFunc b = input("b", Halide::Float(32), {13, 11}, Local());
+    DFunc as = input("as", Halide::Float(32), {37, 13}, Sliced(1));
+    DFunc bs = input("bs", Halide::Float(32), {13, 11}, Sliced(0));
+    Halide::Var x("x"), y("y");
+    Halide::RDom r(0, 13, "r");
+    DFunc own("own"), partial("partial");
+    own(x, y) = 0.0f;
+    own(x, y) += a(x, r) * b(r, y);
+    partial(x, y) = 0.0f;
+    partial(x, y) += as(x, r) * bs(r, y);
+    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    Program p("matmuls");
+    p.output(own, Local()).output(summed, Replicated());
+    const std::string plan = JitProgram(p, target).plan(3);
+    CHECK_THAT(plan, Catch::Matchers::Contains("own: a GPU thread per register tile of 4 x 8"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("partial: a GPU thread per register tile of 4 x 8"));
+    check_matches_reference(p, ranks, within(0.0), 1, make_inputs, device_options);
+}
+
 TEST_CASE("embedding + all_to_all on the device", "[device][embedding]") {
     apps::EmbeddingConfig c;
     c.gpu = true;

@@ -5,6 +5,9 @@
 // vector), vectors no wider than a row, a reduction to a scalar and
 // the Funcs the user scheduled keep Halide's defaults. End to end, the
 // program equals the reference with the default on and off.
+#include <algorithm>
+
+#include "GpuSchedule.h"
 #include "Lower.h"
 #include "Rebuild.h"
 #include "TestUtil.h"
@@ -221,6 +224,66 @@ TEST_CASE("choose_default_schedules: none without a CPU target for it",
     Shapes s = shapes();
     CHECK(lower(s.program).defaults.empty());
     CHECK(segment_funcs(lower(s.program)).count("matmul_acc") == 0);
+}
+
+TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a whole MatMul",
+          "[passes][default_schedule][gpu]") {
+    // A MatMul every rank holds whole gets GPU register tiles; a sliced one
+    // and the other Funcs are left to the GPU pass.
+    DFunc a = input("a", Float(32), {37, 13}, Replicated());
+    DFunc b = input("b", Float(32), {13, 11}, Replicated());
+    DFunc rows = input("rows", Float(32), {37, 13}, Sliced(0));
+    Var x("x"), y("y");
+    Halide::RDom r(0, 13, "r");
+    DFunc whole("whole"), sliced("sliced"), scaled("scaled");
+    whole(x, y) = 0.0f;
+    whole(x, y) += a(x, r) * b(r, y);
+    sliced(x, y) = 0.0f;
+    sliced(x, y) += rows(x, r) * b(r, y);
+    scaled(x, y) = whole(x, y) * 2.0f;
+    Program p("gpu_tiles");
+    p.output(scaled, Replicated()).output(sliced, Sliced(0));
+    const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+    const DefaultSchedule *d = default_of(l, whole);
+    REQUIRE(d);
+    REQUIRE(d->tile);
+    CHECK(d->tile->x_factor == 4);
+    CHECK(d->tile->y_factor == 8);
+    CHECK(d->gpu_block == std::make_pair(16, 8));
+    CHECK(default_of(l, sliced) == nullptr);
+    CHECK(default_of(l, scaled) == nullptr);
+    // The tiles' copy runs on GPU blocks and threads, the sums computed per
+    // thread; the GPU pass counts it a kernel reading the MatMul's operands.
+    const std::map<std::string, Function> funcs = segment_funcs(l);
+    REQUIRE(funcs.count("whole_acc"));
+    Halide::LoopLevel at = funcs.at("whole_acc").schedule().compute_level();
+    at.lock();
+    CHECK(plain_name(at.func()) == "whole");
+    CHECK(at.var().name() == "x_thread");
+    bool gpu_loops = false;
+    for (const Halide::Internal::Dim &dim : funcs.at("whole").definition().schedule().dims()) {
+        gpu_loops = gpu_loops || Halide::Internal::is_gpu(dim.for_type);
+    }
+    CHECK(gpu_loops);
+    REQUIRE(l.spmd.segments.size() == 1);
+    const GpuPlacement where =
+        schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);
+    CHECK(std::count(where.gpu.begin(), where.gpu.end(), "whole") == 1);
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "a") == 1);
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "b") == 1);
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "whole_acc") == 0);
+    // The kernels compile for CUDA (PTX) too, with no GPU.
+    const Halide::Target cuda = Halide::get_host_target()
+                                    .with_feature(Halide::Target::CUDA)
+                                    .with_feature(Halide::Target::CUDACapability80)
+                                    .with_feature(Halide::Target::UserContext);
+    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda});
+    const HalideSegment &h = lc.spmd.segments[0].halide;
+    schedule_segment_for_gpu(h, lc.analysis, lc.spmd);
+    Halide::Pipeline pipeline = h.pipeline;
+    CHECK_NOTHROW(pipeline.compile_to_module(
+        std::vector<Halide::Argument>(h.params.begin(), h.params.end()), "tiles", cuda));
 }
 
 TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",

@@ -17,6 +17,13 @@ void Executor::produce_chunk(int s, halide_buffer_t *source, int dim, int min, i
     if (b.count() == 0) {
         return;
     }
+    if (device && b.min[dim] == min && b.extent[dim] == extent) {
+        // One tile: the whole source, computed in place (no offset to align).
+        run_pipeline(s, p_.steps[s], source);
+        device_check(coconet_rt::host_to_device(*comm_, source, device),
+                     "computing an overlapped source on the device");
+        return;
+    }
     b.min[dim] = min;
     b.extent[dim] = extent;
     if (!device) {
@@ -40,6 +47,19 @@ void Executor::produce_chunk(int s, halide_buffer_t *source, int dim, int min, i
     }
     free_device(&chunk.buf);
     device_check(rc, "computing a chunk of an overlapped source on the device");
+}
+
+void Executor::produce_parts(int s, halide_buffer_t *source, int dim,
+                             const std::vector<coconet_rt::Range> &parts,
+                             const halide_device_interface_t *device) {
+    // Adjacent parts (every slice whole: one tile) as one range.
+    for (size_t i = 0; i < parts.size();) {
+        coconet_rt::Range r = parts[i];
+        for (i++; i < parts.size() && parts[i].begin == r.end; i++) {
+            r.end = parts[i].end;
+        }
+        produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
+    }
 }
 
 coconet_rt::Chunking Executor::chunking(int chunks, int dim, int sliced, int64_t n,
@@ -149,11 +169,7 @@ void Executor::run_overlapped(int s, coconet_fused_call &c,
     run_tuned(s, false, device ? source : nullptr, [&](int chunks) {
         const coconet_rt::Chunking ch = chunking(chunks, dim, st.pass.dim, st.pass.n[dim],
                                                  coconet_rt::group_of(size_, c.nsplit, c.group));
-        auto produce = [&](int j) {
-            for (const coconet_rt::Range &r : ch.parts(j)) {
-                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
-            }
-        };
+        auto produce = [&](int j) { produce_parts(s, source, dim, ch.parts(j), device); };
         int rc = COCONET_OK;
         auto reduce = [&](int j) {
             c.ranged = 1;
@@ -201,11 +217,7 @@ void Executor::run_collective(int s) {
             return run_produced(s, dst);
         }
         const coconet_rt::Chunking ch = chunking(chunks, dim, desc.dim, desc.extents[dim], group);
-        auto produce = [&](int j) {
-            for (const coconet_rt::Range &r : ch.parts(j)) {
-                produce_chunk(s, source, dim, (int)r.begin, (int)r.size(), device);
-            }
-        };
+        auto produce = [&](int j) { produce_parts(s, source, dim, ch.parts(j), device); };
         int rc = COCONET_OK;
         auto move = [&](int j) {
             // A piece of every slice reads the source wherever the pieces are.

@@ -277,8 +277,13 @@ private:
     // `dim`; a rank whose box of the source is empty computes nothing. With
     // `device`, the source stays on the device: the chunk is computed into a
     // device buffer of its own (no kernel output at an unaligned OpenCL
-    // offset) and copied into the source there.
+    // offset) and copied into the source there, unless it is the whole
+    // source (one tile), computed in place.
     void produce_chunk(int s, halide_buffer_t *source, int dim, int min, int extent,
+                       const halide_device_interface_t *device);
+    // produce_chunk over each range of `parts`, adjacent ones as one.
+    void produce_parts(int s, halide_buffer_t *source, int dim,
+                       const std::vector<coconet_rt::Range> &parts,
                        const halide_device_interface_t *device);
 
     // How an overlapped step cuts its value of extent n along `dim` into
