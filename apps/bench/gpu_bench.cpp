@@ -812,6 +812,22 @@ int main(int argc, char **argv) {
     const auto start = Clock::now();
     try {
         const std::string name = device_name(o.device);
+        const std::vector<Workload> all = workloads(sizes_named(o.sizes));
+        std::set<std::string> known;
+        for (const Workload &w : all) {
+            known.insert(w.name);
+        }
+        for (const std::string &asked : o.only) {
+            if (!known.count(asked)) {
+                std::string names;
+                for (const std::string &k : known) {
+                    names += (names.empty() ? "" : ", ") + k;
+                }
+                const std::string why =
+                    "unknown workload " + asked + " (the workloads: " + names + ")";
+                return usage(why.c_str());
+            }
+        }
         // 256 MiB as gpu_adam.cpp copies (4 MiB for the smoke run).
         const int64_t copy_bytes = int64_t(o.sizes == "full" ? 256 : 4) << 20;
         const double copy_gbps = copy_bandwidth(o.device, copy_bytes, 10) / 1e9;
@@ -819,7 +835,7 @@ int main(int argc, char **argv) {
                     name.c_str(), device.c_str(), copy_gbps);
         Bench bench(o);
         bool ok = true;
-        for (const Workload &w : workloads(sizes_named(o.sizes))) {
+        for (const Workload &w : all) {
             if (o.only.empty() || o.only.count(w.name)) {
                 ok = bench.run(w) && ok;
             }
