@@ -205,11 +205,20 @@ TEST_CASE("MatMuls in GPU register tiles equal the reference, tails and slices i
     partial(x, y) = 0.0f;
     partial(x, y) += as(x, r) * bs(r, y);
     DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    // A batch of MatMuls (a third dimension) contracting two variables.
+    DFunc cube = input("cube", Halide::Float(32), {9, 5, 3}, Replicated());
+    Halide::Var z("z");
+    Halide::RDom rr(0, 3, 0, 5, "rr");
+    DFunc batched("batched", {37, 9, 2});
+    batched(x, y, z) = 0.0f;
+    batched(x, y, z) += a(x, rr.y + rr.x) * cube(y, rr.y, rr.x) * Halide::cast<float>(z + 1);
     Program p("matmuls");
-    p.output(own, Local()).output(summed, Replicated());
+    p.output(own, Local()).output(summed, Replicated()).output(batched, Replicated());
     const std::string plan = JitProgram(p, target).plan(3);
-    CHECK_THAT(plan, Catch::Matchers::Contains("own: a GPU thread per register tile of 4 x 8"));
-    CHECK_THAT(plan, Catch::Matchers::Contains("partial: a GPU thread per register tile of 4 x 8"));
+    for (const char *f : {"own", "partial", "batched"}) {
+        CHECK_THAT(plan, Catch::Matchers::Contains(std::string(f) +
+                                                   ": a GPU thread per register tile of 4 x 8"));
+    }
     check_matches_reference(p, ranks, within(0.0), 1, make_inputs, device_options);
 }
 
