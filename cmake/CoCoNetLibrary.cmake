@@ -19,7 +19,7 @@
 #       Halide autoscheduler (its plugin from the Halide package), CPU targets.
 #       Without one, those Funcs get CoCoNet's default schedule (register tiles
 #       for MatMuls, vectors for the rest on CPU targets; register tiles per GPU
-#       thread for MatMuls every rank holds whole on GPU targets);
+#       thread for MatMuls on GPU targets);
 #       NO_DEFAULT_SCHEDULE leaves them as Halide does (the generator parameter
 #       default_schedule=false).
 #

@@ -151,11 +151,9 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         }
         DefaultSchedule s;
         if (target.has_gpu_feature()) {
-            // Only a value every rank holds whole: the GPU pass specializes
-            // a slice's kernels on the rank's box being non-empty, and a
-            // tile's loops exist only inside that specialization.
+            // A value of a group of world.split stays on the host (GpuSchedule.h).
             if (is_matmul(fn) && extents[0] >= gpu_tile_x && extents[1] >= gpu_tile_y &&
-                a.of(c).layout.kind != LayoutKind::Sliced && a.of(c).layout.group.is_world()) {
+                a.of(c).layout.group.is_world()) {
                 s.tile =
                     DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], gpu_tile_x, gpu_tile_y};
                 s.gpu_block = {gpu_block_x, gpu_block_y};

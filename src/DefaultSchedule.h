@@ -16,11 +16,10 @@
 //     steps of 8 inside it, so that the partial sums stay in a register for
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
-// On a GPU target, a MatMul-like reduction of the world that is not sliced
-// gets register tiles of 4 x 8, one per GPU thread, and everything else the
-// GPU pass (GpuSchedule.h). Funcs of a fused pass have the pass's own
-// schedule (FusedKernel.h); an autoscheduler, when one is named, replaces
-// the default.
+// On a GPU target, a MatMul-like reduction of the world gets register tiles
+// of 4 x 8, one per GPU thread (on GPU loops only where the rank's box is
+// non-empty), and everything else the GPU pass (GpuSchedule.h). Funcs of a fused pass have the
+// pass's own schedule (FusedKernel.h); an autoscheduler, when one is named, replaces the default.
 #ifndef COCONET_DEFAULT_SCHEDULE_H
 #define COCONET_DEFAULT_SCHEDULE_H
 
@@ -56,8 +55,7 @@ using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
 
 // The default for every Func a Halide segment computes that carries no
 // schedule of the user's, for `target`: on a GPU target, the register tiles
-// of MatMuls of the world that are not sliced (the GPU pass schedules the
-// rest).
+// of MatMuls of the world (the GPU pass schedules the rest).
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
                                           const Halide::Target &target);
 

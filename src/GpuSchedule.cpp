@@ -95,11 +95,16 @@ bool writes_at_pure_vars(const Function &f, const Definition &update) {
     return true;
 }
 
-// Whether a definition of fn already runs on GPU blocks or threads (the
-// default schedule's register tiles of a MatMul).
+// Whether a definition of fn, or a specialization of one, already runs on
+// GPU blocks or threads (the default schedule's register tiles of a MatMul).
 bool has_gpu_loops(const Function &fn) {
     std::vector<Definition> defs = {fn.definition()};
     defs.insert(defs.end(), fn.updates().begin(), fn.updates().end());
+    for (size_t i = 0; i < defs.size(); i++) {
+        for (const Halide::Internal::Specialization &s : defs[i].specializations()) {
+            defs.push_back(s.definition);
+        }
+    }
     for (const Definition &d : defs) {
         for (const Halide::Internal::Dim &dim : d.schedule().dims()) {
             if (Halide::Internal::is_gpu(dim.for_type)) {
@@ -119,22 +124,6 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
         Halide::Var xo, xi;
         s.gpu_tile(args[0], xo, xi, 256, guard);
     }
-}
-
-// Whether the calling rank's box of a Func is non-empty (rank and size as
-// the segments compute them).
-Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
-                               const Halide::Expr &size) {
-    Halide::Expr cond = Halide::Internal::const_true();
-    for (size_t d = 0; d < info.extents.size(); d++) {
-        cond = cond && info.extents[d] > 0;
-    }
-    if (info.layout.kind == LayoutKind::Sliced) {
-        const ExprRange s =
-            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
-        cond = cond && s.end > s.begin;
-    }
-    return Halide::Internal::simplify(cond);
 }
 
 // Whether e calls an impure extern function (one Halide cannot move).
@@ -212,6 +201,20 @@ void gpu_scalar(Func f) {
 }
 
 } // namespace
+
+Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
+                               const Halide::Expr &size) {
+    Halide::Expr cond = Halide::Internal::const_true();
+    for (size_t d = 0; d < info.extents.size(); d++) {
+        cond = cond && info.extents[d] > 0;
+    }
+    if (info.layout.kind == LayoutKind::Sliced) {
+        const ExprRange s =
+            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
+        cond = cond && s.end > s.begin;
+    }
+    return Halide::Internal::simplify(cond);
+}
 
 std::string why_scalar_on_host(const Function &fn) {
     if (has_stage_directives(fn)) {

@@ -31,6 +31,11 @@ std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Exp
 // reduction variable or update.
 std::string why_scalar_on_host(const Halide::Internal::Function &fn);
 
+// Whether the calling rank's box of a value is non-empty (rank and size as
+// the segments compute them).
+Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
+                               const Halide::Expr &size);
+
 // For a Func of a segment (by name, without Halide's uniquifying suffix):
 // the condition under which this rank computes a non-empty box of it, or an
 // undefined Expr and the reason it must not run on the GPU. CUDA refuses a

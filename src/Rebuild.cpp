@@ -2,6 +2,7 @@
 
 #include "DefaultSchedule.h"
 #include "Error.h"
+#include "GpuSchedule.h"
 #include "Partition.h"
 
 namespace coconet {
@@ -145,9 +146,12 @@ void schedule_tiles(const DFuncContents::RegisterTile &t, Halide::Func out, Hali
 
 // The tiles on a GPU: each tile a GPU thread's, `block` threads a GPU block,
 // the staging Func computed per thread with its storage bounded to the tile
-// (registers), its reduction loops outside the unrolled tile, in order.
+// (registers), its reduction loops outside the unrolled tile, in order. The
+// loops are GPU blocks and threads where `nonempty` holds (CUDA refuses a
+// launch of no blocks); elsewhere the same loops run, empty, on the host, so
+// that the staging Func has its thread loop in both.
 void schedule_gpu_tiles(const DFuncContents::RegisterTile &t, std::pair<int, int> block,
-                        Halide::Func out, Halide::Func acc) {
+                        const Expr &nonempty, Halide::Func out, Halide::Func acc) {
     using Halide::Var;
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
     Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
@@ -155,7 +159,12 @@ void schedule_gpu_tiles(const DFuncContents::RegisterTile &t, std::pair<int, int
     out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard)
         .unroll(xi)
         .unroll(yi)
-        .gpu_tile(xo, yo, bx, by, tx, ty, block.first, block.second, guard);
+        .split(xo, bx, tx, block.first, guard)
+        .split(yo, by, ty, block.second, guard)
+        .reorder(xi, yi, tx, ty, bx, by);
+    Halide::Stage on_gpu =
+        Halide::Internal::is_const_one(nonempty) ? Halide::Stage(out) : out.specialize(nonempty);
+    on_gpu.gpu_blocks(bx, by).gpu_threads(tx, ty);
     acc.compute_at(out, tx)
         .bound_storage(x, t.x_factor)
         .bound_storage(y, t.y_factor)
@@ -213,7 +222,8 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
     if (default_schedule && default_schedule->gpu_block && !f.register_tile) {
-        schedule_gpu_tiles(*tile, *default_schedule->gpu_block, out, acc);
+        schedule_gpu_tiles(*tile, *default_schedule->gpu_block,
+                           rank_box_nonempty(info, rank, world_size), out, acc);
     } else {
         schedule_tiles(*tile, out, acc);
     }

@@ -212,10 +212,15 @@ TEST_CASE("MatMuls in GPU register tiles equal the reference, tails and slices i
     DFunc batched("batched", {37, 9, 2});
     batched(x, y, z) = 0.0f;
     batched(x, y, z) += a(x, rr.y + rr.x) * cube(y, rr.y, rr.x) * Halide::cast<float>(z + 1);
+    // A column-parallel MatMul: each rank's rows.
+    DFunc rows("rows");
+    rows(x, y) = 0.0f;
+    rows(x, y) += as(r, x) * a(y, r);
     Program p("matmuls");
     p.output(own, Local()).output(summed, Replicated()).output(batched, Replicated());
+    p.output(rows, Sliced(0));
     const std::string plan = JitProgram(p, target).plan(3);
-    for (const char *f : {"own", "partial", "batched"}) {
+    for (const char *f : {"own", "partial", "batched", "rows"}) {
         CHECK_THAT(plan, Catch::Matchers::Contains(std::string(f) +
                                                    ": a GPU thread per register tile of 4 x 8"));
     }

@@ -226,10 +226,11 @@ TEST_CASE("choose_default_schedules: none without a CPU target for it",
     CHECK(segment_funcs(lower(s.program)).count("matmul_acc") == 0);
 }
 
-TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a whole MatMul",
+TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a MatMul",
           "[passes][default_schedule][gpu]") {
-    // A MatMul every rank holds whole gets GPU register tiles; a sliced one
-    // and the other Funcs are left to the GPU pass.
+    // MatMuls get GPU register tiles, a sliced one on GPU loops only where
+    // the rank's slice is non-empty; the other Funcs are left to the GPU
+    // pass.
     DFunc a = input("a", Float(32), {37, 13}, Replicated());
     DFunc b = input("b", Float(32), {13, 11}, Replicated());
     DFunc rows = input("rows", Float(32), {37, 13}, Sliced(0));
@@ -251,7 +252,8 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
     CHECK(d->tile->x_factor == 4);
     CHECK(d->tile->y_factor == 8);
     CHECK(d->gpu_block == std::make_pair(16, 8));
-    CHECK(default_of(l, sliced) == nullptr);
+    REQUIRE(default_of(l, sliced));
+    CHECK(default_of(l, sliced)->gpu_block);
     CHECK(default_of(l, scaled) == nullptr);
     // The tiles' copy runs on GPU blocks and threads, the sums computed per
     // thread; the GPU pass counts it a kernel reading the MatMul's operands.
@@ -266,12 +268,17 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
         gpu_loops = gpu_loops || Halide::Internal::is_gpu(dim.for_type);
     }
     CHECK(gpu_loops);
+    // The sliced one's GPU loops are those of its specialization.
+    const Function &s_fn = funcs.at("sliced");
+    CHECK(s_fn.definition().specializations().size() == 1);
     REQUIRE(l.spmd.segments.size() == 1);
     const GpuPlacement where =
         schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);
     CHECK(std::count(where.gpu.begin(), where.gpu.end(), "whole") == 1);
+    CHECK(std::count(where.gpu.begin(), where.gpu.end(), "sliced") == 1);
     CHECK(std::count(where.reads.begin(), where.reads.end(), "a") == 1);
     CHECK(std::count(where.reads.begin(), where.reads.end(), "b") == 1);
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "rows") == 1);
     CHECK(std::count(where.reads.begin(), where.reads.end(), "whole_acc") == 0);
     // The kernels compile for CUDA (PTX) too, with no GPU.
     const Halide::Target cuda = Halide::get_host_target()
