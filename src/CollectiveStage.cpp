@@ -93,10 +93,7 @@ std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
         return "on a group of world.split, empty on the other groups' ranks";
     }
     if (src.extents.empty()) {
-        // Halide copies a buffer between host and device around the
-        // statements that touch it, taking loop-free ones together: a host
-        // scalar's definition right after the stage would read the host copy
-        // from before it.
+        // A host scalar would read a stale copy (see the header).
         for (const DFunc &reader : a.order) {
             const DFuncContents &r = *reader.get_contents();
             if (r.kind != FuncKind::Compute || !a.of(&r).extents.empty() || !reads(r, f)) {

@@ -150,29 +150,29 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             continue;
         }
         DefaultSchedule s;
-        if (target.has_gpu_feature()) {
-            // A value of a group of world.split stays on the host (GpuSchedule.h).
-            if (is_matmul(fn) && extents[0] >= gpu_tile_x && extents[1] >= gpu_tile_y &&
-                a.of(c).layout.group.is_world()) {
-                s.tile =
-                    DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], gpu_tile_x, gpu_tile_y};
+        const bool gpu = target.has_gpu_feature();
+        const int rows = gpu ? gpu_tile_x : tile_rows,
+                  cols = gpu ? gpu_tile_y : register_tile_columns(target);
+        // On a GPU, a value of a group of world.split stays on the host
+        // (GpuSchedule.h).
+        if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&
+            (!gpu || a.of(c).layout.group.is_world())) {
+            s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], rows, cols};
+            const std::string tiles = std::to_string(rows) + " x " + std::to_string(cols) +
+                                      " along (" + fn.args()[0] + ", " + fn.args()[1] + ")";
+            if (gpu) {
                 s.gpu_block = {gpu_block_x, gpu_block_y};
-                s.why = "a GPU thread per register tile of " + std::to_string(gpu_tile_x) + " x " +
-                        std::to_string(gpu_tile_y) + " along (" + fn.args()[0] + ", " +
-                        fn.args()[1] + "), blocks of " + std::to_string(gpu_block_x) + " x " +
-                        std::to_string(gpu_block_y) + " threads, a MatMul";
-                d.emplace(c, s);
+                s.why = "a GPU thread per register tile of " + tiles + ", blocks of " +
+                        std::to_string(gpu_block_x) + " x " + std::to_string(gpu_block_y) +
+                        " threads, a MatMul";
+            } else {
+                s.why = "register tiles of " + tiles + ", a MatMul";
             }
-            continue;
-        }
-        const int cols = register_tile_columns(target);
-        if (is_matmul(fn) && extents[0] >= tile_rows && extents[1] >= cols) {
-            s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], tile_rows, cols};
-            s.why = "register tiles of " + std::to_string(tile_rows) + " x " +
-                    std::to_string(cols) + " along (" + fn.args()[0] + ", " + fn.args()[1] +
-                    "), a MatMul";
             d.emplace(c, s);
             continue;
+        }
+        if (gpu) {
+            continue; // the GPU pass schedules the rest
         }
         if (extents[0] < 2) {
             continue;

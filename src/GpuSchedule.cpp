@@ -279,11 +279,8 @@ NonEmptyBox every_box_nonempty() {
 GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &nonempty) {
     GpuPlacement placement;
     const std::map<std::string, Function> functions = pipeline_functions(p);
-    // Scalars a stage writes on the device: Halide copies a buffer between
-    // host and device around the statements that touch it, taking loop-free
-    // ones together, so a scalar's definition on the host would read a host
-    // copy from before the stage (the lowering keeps such stages on the host:
-    // CollectiveStage.h).
+    // Scalars a stage writes on the device, which no host scalar may read
+    // (the lowering keeps such stages on the host: CollectiveStage.h).
     std::set<std::string> device_scalars;
     for (const auto &[name, fn] : functions) {
         if (fn.has_extern_definition() && fn.dimensions() == 0 &&

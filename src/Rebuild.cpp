@@ -123,59 +123,49 @@ namespace {
 
 // The tiles: the copy's loops tiled (tails guarded, so that Halide's loop
 // partitioning leaves full tiles unguarded), the staging Func computed per
-// tile with its storage bounded to the tile, which LLVM then keeps in
-// registers; its reduction loops outside the vectorized and unrolled tile.
-void schedule_tiles(const DFuncContents::RegisterTile &t, Halide::Func out, Halide::Func acc) {
-    using Halide::Var;
-    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
-    Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
-    out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard).vectorize(xi).unroll(yi);
-    acc.compute_at(out, xo)
-        .bound_storage(x, t.x_factor)
-        .bound_storage(y, t.y_factor)
-        .vectorize(x, t.x_factor, guard)
-        .unroll(y);
-    for (int i = 0; i < (int)acc.function().updates().size(); i++) {
-        std::vector<Halide::VarOrRVar> order = {x, y};
-        for (const ReductionVariable &r : acc.function().update(i).schedule().rvars()) {
-            order.emplace_back(Halide::RVar(r.var));
-        }
-        acc.update(i).reorder(order).vectorize(x, t.x_factor, guard).unroll(y);
-    }
-}
-
-// The tiles on a GPU: each tile a GPU thread's, `block` threads a GPU block,
-// the staging Func computed per thread with its storage bounded to the tile
-// (registers), its reduction loops outside the unrolled tile, in order. The
-// loops are GPU blocks and threads where `nonempty` holds (CUDA refuses a
-// launch of no blocks); elsewhere the same loops run, empty, on the host, so
-// that the staging Func has its thread loop in both.
-void schedule_gpu_tiles(const DFuncContents::RegisterTile &t, std::pair<int, int> block,
-                        const Expr &nonempty, Halide::Func out, Halide::Func acc) {
+// tile with its storage bounded to the tile, which the compiler then keeps in
+// registers; its reduction loops outside the tile, vectorized and unrolled on
+// a CPU. With `gpu_block`, each tile is a GPU thread's (unrolled), that many
+// threads a GPU block; the loops are GPU blocks and threads where `nonempty`
+// holds (CUDA refuses a launch of no blocks), elsewhere the same loops run,
+// empty, on the host, so that the staging Func has its thread loop in both.
+void schedule_tiles(const DFuncContents::RegisterTile &t,
+                    const std::optional<std::pair<int, int>> &gpu_block, const Expr &nonempty,
+                    Halide::Func out, Halide::Func acc) {
     using Halide::Var;
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
     Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
     Var bx(t.x + "_block"), by(t.y + "_block"), tx(t.x + "_thread"), ty(t.y + "_thread");
-    out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard)
-        .unroll(xi)
-        .unroll(yi)
-        .split(xo, bx, tx, block.first, guard)
-        .split(yo, by, ty, block.second, guard)
-        .reorder(xi, yi, tx, ty, bx, by);
-    Halide::Stage on_gpu =
-        Halide::Internal::is_const_one(nonempty) ? Halide::Stage(out) : out.specialize(nonempty);
-    on_gpu.gpu_blocks(bx, by).gpu_threads(tx, ty);
-    acc.compute_at(out, tx)
+    out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard).unroll(yi);
+    // The staging Func's loops over its tile.
+    auto tile_loops = [&](Halide::Stage s) {
+        if (gpu_block) {
+            s.unroll(x, t.x_factor, guard).unroll(y, t.y_factor, guard);
+        } else {
+            s.vectorize(x, t.x_factor, guard).unroll(y);
+        }
+    };
+    if (gpu_block) {
+        out.unroll(xi)
+            .split(xo, bx, tx, gpu_block->first, guard)
+            .split(yo, by, ty, gpu_block->second, guard)
+            .reorder(xi, yi, tx, ty, bx, by);
+        Halide::Stage on_gpu = Halide::Internal::is_const_one(nonempty) ? Halide::Stage(out)
+                                                                        : out.specialize(nonempty);
+        on_gpu.gpu_blocks(bx, by).gpu_threads(tx, ty);
+    } else {
+        out.vectorize(xi);
+    }
+    acc.compute_at(out, gpu_block ? tx : xo)
         .bound_storage(x, t.x_factor)
-        .bound_storage(y, t.y_factor)
-        .unroll(x, t.x_factor, guard)
-        .unroll(y, t.y_factor, guard);
+        .bound_storage(y, t.y_factor);
+    tile_loops(acc);
     for (int i = 0; i < (int)acc.function().updates().size(); i++) {
         std::vector<Halide::VarOrRVar> order = {x, y};
         for (const ReductionVariable &r : acc.function().update(i).schedule().rvars()) {
             order.emplace_back(Halide::RVar(r.var));
         }
-        acc.update(i).reorder(order).unroll(x, t.x_factor, guard).unroll(y, t.y_factor, guard);
+        tile_loops(acc.update(i).reorder(order));
     }
 }
 
@@ -221,12 +211,10 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func acc = rebuild_compute(f, info, callee, rank, world_size, f.name + "_acc");
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
-    if (default_schedule && default_schedule->gpu_block && !f.register_tile) {
-        schedule_gpu_tiles(*tile, *default_schedule->gpu_block,
-                           rank_box_nonempty(info, rank, world_size), out, acc);
-    } else {
-        schedule_tiles(*tile, out, acc);
-    }
+    // The user's tiles are a CPU schedule (on a GPU target, a host stage).
+    const bool on_gpu = !f.register_tile && default_schedule->gpu_block;
+    schedule_tiles(*tile, on_gpu ? default_schedule->gpu_block : std::nullopt,
+                   on_gpu ? rank_box_nonempty(info, rank, world_size) : Expr(), out, acc);
     return out;
 }
 
