@@ -12,7 +12,8 @@ Ratios (time ratios > 1: CoCoNet is faster):
                                        coconet_gpu_bench in one run;
   cuBLAS / CoCoNet                     torch.matmul's time for the MatMuls alone over
                                        CoCoNet's for the whole workload.
-The first table takes each case's fastest schedule, the second lists every one.
+The first table takes each case's fastest schedule, the second lists every one;
+then the cases only one side measured (a run cut short by --budget-s).
 Exits 1 when there are no CoCoNet records or one failed its check.
 """
 import argparse
@@ -21,8 +22,11 @@ import sys
 
 
 def load(path):
-    with open(path) as f:
-        records = json.load(f)
+    try:
+        with open(path) as f:
+            records = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: {e}")
     if not isinstance(records, list):
         sys.exit(f"{path}: expected a list of records")
     return records
@@ -93,6 +97,13 @@ def main():
     out += ["", "Fastest schedule per case:", "",
             table(row(r, torch_by_case) for r in best.values()), "",
             "Every schedule:", "", table(row(r, torch_by_case) for r in records)]
+    torch_only = sorted(set(torch_by_case) - set(best))
+    if torch_records:
+        coconet_only = sorted(set(best) - set(torch_by_case))
+        for side, cases in (("CoCoNet", torch_only), ("PyTorch", coconet_only)):
+            if cases:
+                out += ["", f"Not measured by {side} (workload, size, R): " +
+                        "; ".join(f"{w} {s} R={r}" for w, s, r in cases) + "."]
     text = "\n".join(out) + "\n"
     if args.out:
         with open(args.out, "w") as f:

@@ -15,10 +15,16 @@
 #                                         Adam and norm benchmarks and the PyTorch
 #                                         baselines; the log goes to OUT_DIR/gpu.log
 #                                         (default: $OUT when set, else /tmp)
-#   scripts/gpu_checks.sh bench [OUT_DIR] on the GPU machine: coconet_gpu_bench at
+#   scripts/gpu_checks.sh bench [OUT_DIR] [OPTION...]
+#                                         on the GPU machine: coconet_gpu_bench at
 #                                         the sizes people train with and the same
 #                                         work in PyTorch, joined into
-#                                         OUT_DIR/gpu_bench.md (docs/performance.md)
+#                                         OUT_DIR/gpu_bench.md (docs/performance.md);
+#                                         each side starts no case after BUDGET_S
+#                                         seconds (default 200: the whole fits in
+#                                         ten minutes) and lists those it left;
+#                                         OPTIONs (--workloads a,b, --ranks 1,2,
+#                                         --sizes smoke) go to both
 #
 # The GPU machine needs the NVIDIA driver, CUDA 13's runtime, NCCL and (for the
 # baselines) PyTorch; it needs no compiler, Halide or Open MPI, and nothing is
@@ -59,13 +65,21 @@ fi
 usage() {
     echo "usage: $0 pack" >&2
     echo "       $0 run [OUT_DIR]   (the log goes to OUT_DIR/gpu.log; default: \$OUT, else /tmp)" >&2
-    echo "       $0 bench [OUT_DIR] (results and OUT_DIR/gpu_bench.md there too)" >&2
+    echo "       $0 bench [OUT_DIR] [--workloads a,b] [--ranks 1,2,4] [--sizes smoke|full]" >&2
+    echo "           (results and OUT_DIR/gpu_bench.md there too; BUDGET_S seconds a side)" >&2
     exit 2
 }
 mode=${1:-}
 [ "$mode" = run ] || [ "$mode" = bench ] || usage
-[ $# -le 2 ] || usage
-out_dir=${2:-${OUT:-/tmp}}
+shift
+out_dir=${OUT:-/tmp}
+if [ $# -gt 0 ] && [[ $1 != --* ]]; then
+    out_dir=$1
+    shift
+fi
+[ "$mode" = bench ] || [ $# -eq 0 ] || usage
+budget=${BUDGET_S:-200}
+[[ $budget =~ ^[1-9][0-9]*$ ]] || usage
 [[ $out_dir = /* ]] || out_dir=$caller/$out_dir
 mkdir -p "$out_dir" || exit 1
 log=$out_dir/gpu.log
@@ -96,11 +110,13 @@ step() { # step SECONDS CMD...: one check, against a deadline; the log names eac
     [ $rc -eq 0 ] || failed=$((failed + 1))
 }
 if [ "$mode" = bench ]; then
-    step 480 "$bin/apps/bench/coconet_gpu_bench" --device cuda --sizes full --ranks 1,2,4 \
-        --reps 10 --out "$out_dir/gpu_bench.json"
-    step 480 PYTHONUNBUFFERED=1 python3 apps/bench/torch_bench.py --sizes full --ranks 1,2,4 \
-        --reps 20 --out "$out_dir/torch_bench.json"
-    step 60 python3 scripts/gpu_bench_report.py "$out_dir/gpu_bench.json" \
+    # Past its budget a side finishes the case it is in (the limit stops a
+    # long one); the files hold every record measured by then.
+    step $((budget + 70)) "$bin/apps/bench/coconet_gpu_bench" --device cuda --sizes full \
+        --ranks 1,2,4 --reps 10 --budget-s "$budget" "$@" --out "$out_dir/gpu_bench.json"
+    step $((budget + 70)) PYTHONUNBUFFERED=1 python3 apps/bench/torch_bench.py --sizes full \
+        --ranks 1,2,4 --reps 20 --budget-s "$budget" "$@" --out "$out_dir/torch_bench.json"
+    step 30 python3 scripts/gpu_bench_report.py "$out_dir/gpu_bench.json" \
         --torch "$out_dir/torch_bench.json" --out "$out_dir/gpu_bench.md"
     echo "$failed step(s) failed"
     exit $((failed > 0))

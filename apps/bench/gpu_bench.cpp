@@ -7,12 +7,17 @@
 //
 //   build/apps/bench/coconet_gpu_bench --device cuda|opencl [--sizes smoke|full]
 //       [--ranks 1,2,4] [--reps 20] [--warmup 2] [--workloads adam,lamb]
-//       [--out gpu_bench.json] [--plan]
+//       [--budget-s SECONDS] [--out gpu_bench.json] [--plan]
 //
 // Writes one JSON record per workload, schedule, size and rank count (the
 // keys apps/bench/torch_bench.py writes too; scripts/gpu_bench_report.py
-// joins them) and prints a markdown table. Exits non-zero when an output
-// differs from its check, a run fails, or nothing was measured. With
+// joins them), rewriting the file after each, and prints a markdown table.
+// Every workload runs at the middle one of its sizes first, then the
+// smallest, then the largest (torch_bench.py keeps the same order), so that
+// a run cut short has measured each workload once. With --budget-s, no run
+// starts after that many seconds: the runs left are listed, not measured.
+// Exits non-zero when an output differs from its check, a run fails, or
+// nothing was measured. With
 // --device cuda and no GPU it prints [SKIP] no GPU. --device opencl needs
 // HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE to pick a device (CTest pins PoCL).
 // --plan prints each program's plan.
@@ -67,6 +72,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -352,6 +358,29 @@ Schedules overlapped(Config c, Make make) {
     return r;
 }
 
+// The workloads (each listed from its smallest size) in the order they run:
+// every workload at its middle size, then the others from the smallest
+// (torch_bench.py's run_order).
+std::vector<Workload> in_run_order(const std::vector<Workload> &w) {
+    std::map<std::string, std::vector<size_t>> sizes; // each workload's entries
+    for (size_t i = 0; i < w.size(); i++) {
+        sizes[w[i].name].push_back(i);
+    }
+    std::vector<std::pair<size_t, size_t>> order; // (place of its size, entry)
+    for (const auto &[name, entries] : sizes) {
+        const size_t middle = entries.size() / 2;
+        for (size_t k = 0; k < entries.size(); k++) {
+            order.emplace_back(k == middle ? 0 : k < middle ? k + 1 : k, entries[k]);
+        }
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<Workload> out;
+    for (const auto &[place, entry] : order) {
+        out.push_back(w[entry]);
+    }
+    return out;
+}
+
 std::vector<Workload> workloads(const Sizes &s) {
     std::vector<Workload> w;
     for (int n : s.params) {
@@ -431,7 +460,7 @@ std::vector<Workload> workloads(const Sizes &s) {
                               x.schedules.end());
         }
     }
-    return w;
+    return in_run_order(w);
 }
 
 // Copies of the inputs on the device, newest there (a host read would be a
@@ -476,6 +505,7 @@ struct Options {
     std::vector<int> ranks = {1, 2, 4};
     int reps = 20, warmup = 2;
     std::set<std::string> only; // --workloads
+    double budget = 0;          // --budget-s: no run starts after it (0: none)
     bool plan = false;          // --plan: print each program's plan (what runs on the device)
     double timeout = 300;       // a wait between ranks (PoCL compiles kernels on first use)
 };
@@ -576,7 +606,10 @@ Run measure(const JitProgram &jit, const std::vector<RankBuffers> &inputs, const
 
 class Bench {
 public:
-    explicit Bench(const Options &o) : o_(o) {}
+    // `save` is given the records after each one; --budget-s counts from `start`.
+    Bench(const Options &o, Clock::time_point start,
+          std::function<void(const std::vector<Record> &)> save)
+        : o_(o), start_(start), save_(std::move(save)) {}
 
     // Every schedule of w on every rank count; false when one failed.
     bool run(const Workload &w) {
@@ -586,6 +619,10 @@ public:
             if (size < w.min_ranks) {
                 std::printf("[gpu_bench] %s needs %d ranks: skipped on %d\n", w.name.c_str(),
                             w.min_ranks, size);
+                continue;
+            }
+            if (out_of_time()) {
+                not_started(w, size, 0);
                 continue;
             }
             const Program first = w.schedules.front().second();
@@ -600,6 +637,10 @@ public:
             const std::vector<RankBuffers> device_inputs = on_device(inputs, o_.device);
             for (size_t s = 0; s < w.schedules.size(); s++) {
                 const std::string &schedule = w.schedules[s].first;
+                if (out_of_time()) {
+                    not_started(w, size, s);
+                    break;
+                }
                 try {
                     if (!jits[s]) {
                         jits[s] =
@@ -634,8 +675,21 @@ public:
     }
 
     const std::vector<Record> &records() const { return records_; }
+    // The runs --budget-s left out: "workload size R=r: schedule, ...".
+    const std::vector<std::string> &left_out() const { return left_out_; }
 
 private:
+    bool out_of_time() const { return o_.budget > 0 && seconds_since(start_) > o_.budget; }
+
+    // Notes w's schedules from the `first` on, on `ranks` ranks, as not run.
+    void not_started(const Workload &w, int ranks, size_t first) {
+        std::string line = w.name + " " + w.size + " R=" + std::to_string(ranks) + ":";
+        for (size_t s = first; s < w.schedules.size(); s++) {
+            line += (s == first ? " " : ", ") + w.schedules[s].first;
+        }
+        left_out_.push_back(line);
+    }
+
     bool record(const Workload &w, const std::string &schedule, int size, const Run &run,
                 const std::string &check, double diff) {
         const std::vector<double> &t = run.seconds;
@@ -663,11 +717,15 @@ private:
                     r.ms_max, diff, r.ok ? "" : "  MISMATCH");
         std::fflush(stdout);
         records_.push_back(r);
+        save_(records_);
         return r.ok;
     }
 
     const Options &o_;
+    const Clock::time_point start_;
+    const std::function<void(const std::vector<Record> &)> save_;
     std::vector<Record> records_;
+    std::vector<std::string> left_out_;
 };
 
 // JSON numbers: null where there is no value (no model, no bandwidth figure).
@@ -693,9 +751,12 @@ std::string quoted(const std::string &x) {
     return q + "\"";
 }
 
+// Writes the records to `path` whole, through a file beside it renamed over
+// it, so that a run stopped at any point leaves the records so far.
 void write_json(const std::string &path, const std::vector<Record> &records,
                 const std::string &device, const std::string &backend, double copy_gbps) {
-    std::ofstream f(path);
+    const std::string partial = path + ".partial";
+    std::ofstream f(partial);
     f << "[\n";
     for (size_t i = 0; i < records.size(); i++) {
         const Record &r = records[i];
@@ -717,7 +778,9 @@ void write_json(const std::string &path, const std::vector<Record> &records,
           << "\n";
     }
     f << "]\n";
-    coconet_user_assert(f.good()) << "cannot write " << path;
+    f.close();
+    coconet_user_assert(f.good() && std::rename(partial.c_str(), path.c_str()) == 0)
+        << "cannot write " << path;
 }
 
 void print_table(const std::vector<Record> &records, double copy_gbps) {
@@ -756,7 +819,7 @@ int usage(const char *why) {
     std::fprintf(stderr,
                  "coconet_gpu_bench: %s\nusage: coconet_gpu_bench --device cuda|opencl "
                  "[--sizes smoke|full] [--ranks 1,2,4] [--reps 20] [--warmup 2] "
-                 "[--workloads a,b] [--out gpu_bench.json] [--plan]\n",
+                 "[--workloads a,b] [--budget-s SECONDS] [--out gpu_bench.json] [--plan]\n",
                  why);
     return 2;
 }
@@ -791,6 +854,8 @@ int main(int argc, char **argv) {
             o.reps = std::atoi(v.c_str());
         } else if (a == "--warmup" && std::atoi(v.c_str()) >= 0) {
             o.warmup = std::atoi(v.c_str());
+        } else if (a == "--budget-s" && std::atof(v.c_str()) > 0) {
+            o.budget = std::atof(v.c_str());
         } else if (a == "--workloads") {
             for_each_item(v, [&](const std::string &x) { o.only.insert(x); });
         } else if (a == "--out") {
@@ -833,7 +898,11 @@ int main(int argc, char **argv) {
         const double copy_gbps = copy_bandwidth(o.device, copy_bytes, 10) / 1e9;
         std::printf("[gpu_bench] device: %s (%s); copy bandwidth (read + write) %.1f GB/s\n",
                     name.c_str(), device.c_str(), copy_gbps);
-        Bench bench(o);
+        auto save = [&](const std::vector<Record> &records) {
+            write_json(o.out, records, name, device, copy_gbps);
+        };
+        save({}); // no records of an earlier run left behind
+        Bench bench(o, start, save);
         bool ok = true;
         for (const Workload &w : all) {
             if (o.only.empty() || o.only.count(w.name)) {
@@ -841,10 +910,15 @@ int main(int argc, char **argv) {
             }
         }
         const std::vector<Record> &records = bench.records();
-        write_json(o.out, records, name, device, copy_gbps);
         print_table(records, copy_gbps);
         std::printf("\n[gpu_bench] wrote %zu records to %s in %.1f s\n", records.size(),
                     o.out.c_str(), seconds_since(start));
+        if (!bench.left_out().empty()) {
+            std::printf("[gpu_bench] not run: no run starts after --budget-s %g s:\n", o.budget);
+            for (const std::string &line : bench.left_out()) {
+                std::printf("  %s\n", line.c_str());
+            }
+        }
         if (records.empty()) {
             std::printf("[gpu_bench] FAILED: no records\n");
             return 1;

@@ -18,7 +18,10 @@ data-parallel step computes after its all-reduce); R partial products summed
 Records have coconet_gpu_bench's keys (impl "torch_eager", "torch_compile" or
 "cublas"; bytes and flops by its models, so GB/s compare directly), and a
 call is timed as there: a host clock around the call and a device
-synchronize, the median of --reps after --warmup calls.
+synchronize, the median of --reps after --warmup calls. The cases run in
+coconet_gpu_bench's order (run_order), the file is rewritten after each
+record, and with --budget-s no case starts after that many seconds (the
+ones left are listed).
 """
 import argparse
 import json
@@ -258,6 +261,27 @@ def cases(sizes):
     return out
 
 
+def run_order(cases_):
+    """The cases as coconet_gpu_bench runs them: every workload at the middle one
+    of its sizes, then at the others from the smallest."""
+    entries = {}
+    for i, case in enumerate(cases_):
+        entries.setdefault(case[0], []).append(i)
+    order = []
+    for indices in entries.values():
+        middle = len(indices) // 2
+        for k, i in enumerate(indices):
+            order.append((0 if k == middle else k + 1 if k < middle else k, i))
+    return [cases_[i] for _, i in sorted(order)]
+
+
+def save(records, path):
+    """Writes the records whole, through a file renamed over `path`."""
+    with open(path + ".partial", "w") as f:
+        json.dump(records, f, indent=1)
+    os.replace(path + ".partial", path)
+
+
 def median_ms(fn, args, reps, warmup):
     for _ in range(warmup):
         fn(*args)
@@ -289,7 +313,10 @@ def main():
     parser.add_argument("--out", default="torch_bench.json")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--no-compile", action="store_true", help="eager only")
+    parser.add_argument("--budget-s", type=float, default=0,
+                        help="no case starts after this many seconds (default: no limit)")
     args = parser.parse_args()
+    start = time.monotonic()
     global DEVICE
     DEVICE = args.device
     if DEVICE == "cuda" and not torch.cuda.is_available():
@@ -307,12 +334,16 @@ def main():
     copy = copy_gbps((4 if args.sizes == "smoke" else 256) << 20)
     print(f"device: {device}, torch {torch.__version__}; copy bandwidth {copy:.1f} GB/s")
     only = set(filter(None, args.workloads.split(",")))
-    records = []
-    for workload, size, n, bytes_model, flops, make in cases(SIZES[args.sizes]):
+    records, left_out = [], []
+    save(records, args.out)  # no records of an earlier run left behind
+    for workload, size, n, bytes_model, flops, make in run_order(cases(SIZES[args.sizes])):
         if only and workload not in only:
             continue
         for ranks in [int(r) for r in args.ranks.split(",")]:
             if workload == "two_stage_pipeline" and ranks < 2:
+                continue
+            if args.budget_s and time.monotonic() - start > args.budget_s:
+                left_out.append(f"{workload} {size} R={ranks}")
                 continue
             impls = make(ranks)
             fn, fn_args = impls["eager"]
@@ -335,12 +366,15 @@ def main():
                     host_device_bytes=None, check=None, max_rel_diff=None, tolerance=None,
                     ok=True, tiles=""))
                 print(f"{workload:20} {name:13} {size:9} R={ranks}  {ms:9.3f} ms", flush=True)
+                save(records, args.out)
             del impls
             if DEVICE == "cuda":
                 torch.cuda.empty_cache()
-    with open(args.out, "w") as f:
-        json.dump(records, f, indent=1)
-    print(f"wrote {len(records)} records to {args.out}")
+    print(f"wrote {len(records)} records to {args.out} in {time.monotonic() - start:.1f} s")
+    if left_out:
+        print(f"not run: no case starts after --budget-s {args.budget_s:g} s:")
+        for line in left_out:
+            print(f"  {line}")
 
 
 if __name__ == "__main__":
