@@ -25,6 +25,13 @@
 #                                         ten minutes) and lists those it left;
 #                                         OPTIONs (--workloads a,b, --ranks 1,2,
 #                                         --sizes smoke) go to both
+#   scripts/gpu_checks.sh profile [OUT_DIR] [OPTION...]
+#                                         on the GPU machine: coconet_gpu_bench with
+#                                         the OPTIONs (--workloads sgd_clip
+#                                         --ranks 2) under Nsight Systems (nsys;
+#                                         else Nsight Compute, ncu), three timed
+#                                         calls a schedule; each kernel's launches
+#                                         and time go to the log
 #
 # The GPU machine needs the NVIDIA driver, CUDA 13's runtime, NCCL and (for the
 # baselines) PyTorch; it needs no compiler, Halide or Open MPI, and nothing is
@@ -67,17 +74,18 @@ usage() {
     echo "       $0 run [OUT_DIR]   (the log goes to OUT_DIR/gpu.log; default: \$OUT, else /tmp)" >&2
     echo "       $0 bench [OUT_DIR] [--workloads a,b] [--ranks 1,2,4] [--sizes smoke|full]" >&2
     echo "           (results and OUT_DIR/gpu_bench.md there too; BUDGET_S seconds a side)" >&2
+    echo "       $0 profile [OUT_DIR] [the same options]" >&2
     exit 2
 }
 mode=${1:-}
-[ "$mode" = run ] || [ "$mode" = bench ] || usage
+[[ $mode =~ ^(run|bench|profile)$ ]] || usage
 shift
 out_dir=${OUT:-/tmp}
 if [ $# -gt 0 ] && [[ $1 != --* ]]; then
     out_dir=$1
     shift
 fi
-[ "$mode" = bench ] || [ $# -eq 0 ] || usage
+[ "$mode" != run ] || [ $# -eq 0 ] || usage
 budget=${BUDGET_S:-200}
 [[ $budget =~ ^[1-9][0-9]*$ ]] || usage
 [[ $out_dir = /* ]] || out_dir=$caller/$out_dir
@@ -118,6 +126,19 @@ if [ "$mode" = bench ]; then
         --ranks 1,2,4 --reps 20 --budget-s "$budget" "$@" --out "$out_dir/torch_bench.json"
     step 30 python3 scripts/gpu_bench_report.py "$out_dir/gpu_bench.json" \
         --torch "$out_dir/torch_bench.json" --out "$out_dir/gpu_bench.md"
+    echo "$failed step(s) failed"
+    exit $((failed > 0))
+fi
+if [ "$mode" = profile ]; then
+    bench=("$bin/apps/bench/coconet_gpu_bench" --device cuda --sizes full --ranks 2 --reps 3
+           --warmup 1 --budget-s "$budget" "$@" --out "$out_dir/profile.json")
+    if command -v nsys >/dev/null; then
+        step $((budget + 70)) nsys profile --force-overwrite true --output "$out_dir/profile" \
+            "${bench[@]}"
+        step 120 nsys stats --report cuda_gpu_kern_sum,cuda_api_sum "$out_dir/profile.nsys-rep"
+    else
+        step $((budget + 70)) ncu --print-summary per-kernel --section SpeedOfLight "${bench[@]}"
+    fi
     echo "$failed step(s) failed"
     exit $((failed > 0))
 fi
