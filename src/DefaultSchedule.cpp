@@ -79,20 +79,6 @@ bool contiguous_along(const Halide::Expr &e, const std::string &x) {
     return true;
 }
 
-// Whether update u writes at fn's own pure variables, in their order.
-bool writes_at_pure_vars(const Function &fn, const Definition &u) {
-    if (u.args().size() != fn.args().size()) {
-        return false;
-    }
-    for (size_t i = 0; i < u.args().size(); i++) {
-        const Variable *v = u.args()[i].as<Variable>();
-        if (!v || v->reduction_domain.defined() || v->name != fn.args()[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Whether some update of fn contracts an operand that does not depend on y
 // with one that does not depend on x (fn's first two pure variables): each
 // is then reused across a tile's other dimension, which registers hold.

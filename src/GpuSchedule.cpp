@@ -80,21 +80,6 @@ KernelCalls calls_of(const Function &fn) {
     return calls;
 }
 
-// An update writes at f's pure variables, in order (a matmul's `c(i, j) +=`),
-// so each GPU thread owns its elements.
-bool writes_at_pure_vars(const Function &f, const Definition &update) {
-    if (update.args().size() != f.args().size()) {
-        return false;
-    }
-    for (size_t i = 0; i < f.args().size(); i++) {
-        const auto *v = update.args()[i].as<Halide::Internal::Variable>();
-        if (!v || v->name != f.args()[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Whether a definition of fn, or a specialization of one, already runs on
 // GPU blocks or threads (the default schedule's register tiles of a MatMul).
 bool has_gpu_loops(const Function &fn) {
@@ -256,6 +241,7 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     if (has_stage_directives(fn)) {
         return "scheduled by the user";
     }
+    // Each GPU thread then owns its elements and their reductions.
     for (const Definition &u : fn.updates()) {
         if (!writes_at_pure_vars(fn, u)) {
             return "an update writes elsewhere than at its pure variables";

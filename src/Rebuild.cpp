@@ -191,6 +191,19 @@ std::string plain_name(const std::string &unique_name) {
     return unique_name.substr(0, unique_name.find('$'));
 }
 
+bool writes_at_pure_vars(const Function &fn, const Definition &u) {
+    if (u.args().size() != fn.args().size()) {
+        return false;
+    }
+    for (size_t i = 0; i < u.args().size(); i++) {
+        const Variable *v = u.args()[i].as<Variable>();
+        if (!v || v->reduction_domain.defined() || v->name != fn.args()[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                const CalleeMap &callee, Expr rank, Expr world_size,
                                const DefaultSchedule *default_schedule) {

@@ -36,6 +36,11 @@ void copy_stage_schedule(const Halide::Internal::Definition &from,
 std::map<std::string, Halide::Internal::Function> pipeline_functions(const Halide::Pipeline &p);
 std::string plain_name(const std::string &unique_name);
 
+// Whether update u writes at fn's own pure variables, in their order (a
+// MatMul's `c(i, j) +=`): each element's reduction is then its own.
+bool writes_at_pure_vars(const Halide::Internal::Function &fn,
+                         const Halide::Internal::Definition &u);
+
 struct DefaultSchedule;
 
 // f's Func as a lowering computes it: rebuild_compute, or, where f asks to
