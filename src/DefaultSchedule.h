@@ -17,7 +17,8 @@
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
 // On a GPU target, a MatMul-like reduction of the world gets register tiles
-// of 4 x 8, one per GPU thread (on GPU loops only where the rank's box is
+// of 4 x 8, one per GPU thread, computed whole at the box's edge from
+// operands read at clamped indices (on GPU loops only where the rank's box is
 // non-empty), and everything else the GPU pass (GpuSchedule.h). Funcs of a
 // fused pass have the pass's own schedule (FusedKernel.h); an autoscheduler,
 // when one is named, replaces the default.

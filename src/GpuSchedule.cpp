@@ -100,7 +100,20 @@ bool has_gpu_loops(const Function &fn) {
     return false;
 }
 
-void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
+// A scalar reduction's parts, each added by a GPU thread of its own: many,
+// so that the loads in flight stream a vector at the device's bandwidth,
+// then few, which one thread adds. A thread's loop over its part is unrolled
+// kPartLoads times, so that that many loads can be in flight (the additions
+// stay in order).
+constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256, kPartLoads = 8;
+
+// A GPU thread per element of a stage; its reduction loops (`rvars`, an
+// update's) run inside the thread, the innermost unrolled kPartLoads times:
+// a GPU does not run ahead to the next step's loads, so a thread streaming a
+// row (a GEMV's) has that many in flight instead of one; the additions stay
+// in order.
+void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args,
+                    const std::vector<Halide::Internal::ReductionVariable> &rvars = {}) {
     const auto guard = Halide::TailStrategy::GuardWithIf;
     if (args.size() >= 2) {
         Halide::Var xo, yo, xi, yi;
@@ -108,6 +121,9 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args) {
     } else {
         Halide::Var xo, xi;
         s.gpu_tile(args[0], xo, xi, 256, guard);
+    }
+    if (!rvars.empty()) {
+        s.unroll(Halide::RVar(rvars[0].var), kPartLoads, guard);
     }
 }
 
@@ -127,13 +143,6 @@ bool calls_impure(const Halide::Expr &e) {
     e.accept(&v);
     return v.found;
 }
-
-// A scalar reduction's parts, each added by a GPU thread of its own: many,
-// so that the loads in flight stream a vector at the device's bandwidth,
-// then few, which one thread adds. A thread's loop over its part is unrolled
-// kPartLoads times, so that that many loads can be in flight (the additions
-// stay in order).
-constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256, kPartLoads = 8;
 
 // Splits f's reduction over `r` into `parts` interleaved parts (r = i *
 // parts + part: the threads of a warp read adjacent elements), each part's
@@ -253,7 +262,8 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     const std::vector<Halide::Var> args = f.args();
     gpu_tile_stage(when.defined() ? f.specialize(when) : Halide::Stage(f), args);
     for (int i = 0; i < (int)fn.updates().size(); i++) {
-        gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args);
+        gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args,
+                       fn.update(i).schedule().rvars());
     }
     return "";
 }

@@ -125,12 +125,24 @@ namespace {
 // partitioning leaves full tiles unguarded), the staging Func computed per
 // tile with its storage bounded to the tile, which the compiler then keeps in
 // registers; its reduction loops outside the tile, vectorized and unrolled on
-// a CPU. With `gpu_block`, each tile is a GPU thread's (unrolled), that many
-// threads a GPU block; the loops are GPU blocks and threads where `nonempty`
-// holds (CUDA refuses a launch of no blocks), elsewhere the same loops run,
-// empty, on the host, so that the staging Func has its thread loop in both.
-void schedule_tiles(const DFuncContents::RegisterTile &t,
-                    const std::optional<std::pair<int, int>> &gpu_block, const Expr &nonempty,
+// a CPU. With `gpu`, each tile is a GPU thread's, `block` threads a GPU
+// block. GPU loops are not partitioned, so the staging Func is computed over
+// the whole tile even at the box's edge (reading its operands at indices
+// clamped to the box: see clamp_to_box) and only the copy is guarded, which
+// keeps the contraction loop free of branches; that loop is unrolled by
+// gpu_contraction_unroll (the next steps' loads issue while this step's
+// multiply-adds run; the order of each sum stays). The loops are GPU blocks
+// and threads where `nonempty` holds (CUDA refuses a launch of no blocks),
+// elsewhere the same loops run, empty, on the host, so that the staging Func
+// has its thread loop in both.
+struct GpuTiles {
+    std::pair<int, int> block;
+    Expr nonempty;
+};
+
+constexpr int gpu_contraction_unroll = 4;
+
+void schedule_tiles(const DFuncContents::RegisterTile &t, const std::optional<GpuTiles> &gpu,
                     Halide::Func out, Halide::Func acc) {
     using Halide::Var;
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
@@ -139,33 +151,72 @@ void schedule_tiles(const DFuncContents::RegisterTile &t,
     out.tile(x, y, xo, yo, xi, yi, t.x_factor, t.y_factor, guard).unroll(yi);
     // The staging Func's loops over its tile.
     auto tile_loops = [&](Halide::Stage s) {
-        if (gpu_block) {
-            s.unroll(x, t.x_factor, guard).unroll(y, t.y_factor, guard);
+        if (gpu) {
+            s.unroll(x).unroll(y);
         } else {
             s.vectorize(x, t.x_factor, guard).unroll(y);
         }
     };
-    if (gpu_block) {
+    if (gpu) {
         out.unroll(xi)
-            .split(xo, bx, tx, gpu_block->first, guard)
-            .split(yo, by, ty, gpu_block->second, guard)
+            .split(xo, bx, tx, gpu->block.first, guard)
+            .split(yo, by, ty, gpu->block.second, guard)
             .reorder(xi, yi, tx, ty, bx, by);
-        Halide::Stage on_gpu = Halide::Internal::is_const_one(nonempty) ? Halide::Stage(out)
-                                                                        : out.specialize(nonempty);
+        Halide::Stage on_gpu = Halide::Internal::is_const_one(gpu->nonempty)
+                                   ? Halide::Stage(out)
+                                   : out.specialize(gpu->nonempty);
         on_gpu.gpu_blocks(bx, by).gpu_threads(tx, ty);
+        acc.compute_at(out, tx).bound_extent(x, t.x_factor).bound_extent(y, t.y_factor);
     } else {
         out.vectorize(xi);
+        acc.compute_at(out, xo).bound_storage(x, t.x_factor).bound_storage(y, t.y_factor);
     }
-    acc.compute_at(out, gpu_block ? tx : xo)
-        .bound_storage(x, t.x_factor)
-        .bound_storage(y, t.y_factor);
     tile_loops(acc);
     for (int i = 0; i < (int)acc.function().updates().size(); i++) {
         std::vector<Halide::VarOrRVar> order = {x, y};
-        for (const ReductionVariable &r : acc.function().update(i).schedule().rvars()) {
+        const std::vector<ReductionVariable> &rvars = acc.function().update(i).schedule().rvars();
+        for (const ReductionVariable &r : rvars) {
             order.emplace_back(Halide::RVar(r.var));
         }
-        tile_loops(acc.update(i).reorder(order));
+        Halide::Stage update = acc.update(i).reorder(order);
+        tile_loops(update);
+        if (gpu && !rvars.empty()) {
+            update.unroll(Halide::RVar(rvars[0].var), gpu_contraction_unroll, guard);
+        }
+    }
+}
+
+// Makes fn's values read at its pure variables clamped to `box` (each
+// variable's first and last index), where they are not the update's own
+// element: a tile computed past the box's edge then reads only what the box
+// reads, and its elements there, which no one copies, repeat the edge's.
+void clamp_to_box(Function fn, const std::map<std::string, std::pair<Expr, Expr>> &box) {
+    class Clamp : public IRMutator {
+    public:
+        Clamp(const std::string &self, const std::map<std::string, std::pair<Expr, Expr>> &box)
+            : self(self), box(box) {}
+
+    private:
+        using IRMutator::visit;
+        Expr visit(const Variable *op) override {
+            auto it = box.find(op->name);
+            if (it == box.end() || op->reduction_domain.defined() || op->param.defined()) {
+                return op;
+            }
+            return Halide::clamp(Expr(op), it->second.first, it->second.second);
+        }
+        Expr visit(const Call *op) override {
+            return op->name == self ? Expr(op) : IRMutator::visit(op);
+        }
+        const std::string &self;
+        const std::map<std::string, std::pair<Expr, Expr>> &box;
+    } clamp(fn.name(), box);
+    std::vector<Definition> defs = {fn.definition()};
+    defs.insert(defs.end(), fn.updates().begin(), fn.updates().end());
+    for (Definition &d : defs) {
+        for (Expr &v : d.values()) {
+            v = clamp.mutate(v);
+        }
     }
 }
 
@@ -225,9 +276,23 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
     // The user's tiles are a CPU schedule (on a GPU target, a host stage).
-    const bool on_gpu = !f.register_tile && default_schedule->gpu_block;
-    schedule_tiles(*tile, on_gpu ? default_schedule->gpu_block : std::nullopt,
-                   on_gpu ? rank_box_nonempty(info, rank, world_size) : Expr(), out, acc);
+    std::optional<GpuTiles> gpu;
+    if (!f.register_tile && default_schedule->gpu_block) {
+        gpu = GpuTiles{*default_schedule->gpu_block, rank_box_nonempty(info, rank, world_size)};
+        std::map<std::string, std::pair<Expr, Expr>> box;
+        const std::vector<std::string> args = acc.function().args();
+        for (int d = 0; d < (int)args.size(); d++) {
+            if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == d) {
+                const ExprRange s =
+                    rank_slice(info.layout.group, info.extents[d], rank, world_size);
+                box[args[d]] = {s.begin, s.end - 1};
+            } else {
+                box[args[d]] = {0, info.extents[d] - 1};
+            }
+        }
+        clamp_to_box(acc.function(), box);
+    }
+    schedule_tiles(*tile, gpu, out, acc);
     return out;
 }
 

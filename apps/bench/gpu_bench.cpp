@@ -1,4 +1,5 @@
-// Every workload the project ships, and one users write (a global norm),
+// Every workload the project ships, and two users write (a global norm, and
+// the block of UserBlock.h: a row-parallel MatMul, a LayerNorm),
 // JIT-compiled for a GPU target (coconet::JitProgram) under each of its
 // schedules, run on R thread ranks sharing one device with every rank's
 // inputs and outputs on that device, as a training loop keeps them; checked
@@ -61,7 +62,8 @@
 //                rank's copy of y written
 // The MatMuls count floating-point operations (GFLOP/s): the Megatron block
 // 4 h f t (two MatMuls, ffn f = 4h), the pipeline 4 h^2 t (an h x h MatMul
-// per stage), the expert GEMM 2 n hidden, the GEMV 2n.
+// per stage), the user's block 2 h^2 t, the expert GEMM 2 n hidden, the GEMV
+// 2n.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -80,6 +82,7 @@
 
 #include "AotRunner.h"
 #include "TypeDispatch.h"
+#include "UserBlock.h"
 
 using namespace coconet;
 
@@ -243,8 +246,16 @@ Program global_norm(int n) {
     return p;
 }
 
-// A workload's schedules by name, each making the program.
-using Schedules = std::vector<std::pair<std::string, std::function<Program()>>>;
+// A schedule of a workload: its name, what makes the program, and whether the
+// Funcs left unscheduled get the default schedule (JitOptions).
+struct Schedule {
+    Schedule(std::string name, std::function<Program()> make, bool default_schedule = true)
+        : name(std::move(name)), make(std::move(make)), default_schedule(default_schedule) {}
+    std::string name;
+    std::function<Program()> make;
+    bool default_schedule;
+};
+using Schedules = std::vector<Schedule>;
 
 // One workload at one size: its schedules (the same algorithm, the same
 // inputs), how to count its work and how exactly it must match.
@@ -422,8 +433,8 @@ std::vector<Workload> workloads(const Sizes &s) {
             auto more = scheduled<true>(m, apps::megatron_mlp, dim ? " (tokens)" : " (features)");
             mlp.schedules.insert(mlp.schedules.end(), more.begin() + (dim ? 1 : 0), more.end());
         }
-        mlp.schedules.front().first = "unscheduled"; // split_dim is a schedule's
-        mlp.tolerance = 1e-5;                        // GELU calls the device's exp
+        mlp.schedules.front().name = "unscheduled"; // split_dim is a schedule's
+        mlp.tolerance = 1e-5;                       // GELU calls the device's exp
         mlp.reference = 2.0 * n * m.ffn <= reference_macs;
         w.push_back(mlp);
         apps::PipelineConfig p;
@@ -433,6 +444,20 @@ std::vector<Workload> workloads(const Sizes &s) {
                      nullptr, 4.0 * n * hidden});
         w.back().min_ranks = 2;
         w.back().reference = 2.0 * n * hidden <= reference_macs;
+        // A block as a user writes it (UserBlock.h): without the default
+        // schedule (the check), unscheduled, fused, and fused with the MatMul
+        // overlapped in 4 chunks.
+        Workload user{"user_block", size, n, {}, nullptr, 2.0 * n * hidden};
+        auto block = [hidden = hidden, tokens = tokens](bool fused, int overlap) {
+            return [=] { return user_block(hidden, tokens, fused, overlap); };
+        };
+        user.schedules = {{"no default schedule", block(false, 0), false},
+                          {"unscheduled", block(false, 0)},
+                          {"fused", block(true, 0)},
+                          {"overlapped", block(true, 4)}};
+        user.tolerance = 1e-5; // the device's square root and division
+        user.reference = (double)n * hidden <= reference_macs;
+        w.push_back(user);
     }
     for (const apps::EmbeddingConfig &c : s.embeddings) {
         const int64_t n = (int64_t)c.dim * c.tile * c.tables * c.tiles;
@@ -453,7 +478,7 @@ std::vector<Workload> workloads(const Sizes &s) {
                      nullptr, 2.0 * n * c.hidden});
         w.back().reference = (double)n * c.hidden <= reference_macs;
     }
-    auto is_split = [](const auto &schedule) { return schedule.first.rfind("split", 0) == 0; };
+    auto is_split = [](const Schedule &schedule) { return schedule.name.rfind("split", 0) == 0; };
     for (Workload &x : w) {
         if (!s.split) {
             x.schedules.erase(std::remove_if(x.schedules.begin(), x.schedules.end(), is_split),
@@ -625,7 +650,7 @@ public:
                 not_started(w, size, 0);
                 continue;
             }
-            const Program first = w.schedules.front().second();
+            const Program first = w.schedules.front().make();
             const std::vector<RankBuffers> inputs = w.inputs(first, size, 17 + size);
             std::vector<RankBuffers> expected;
             std::string check = "reference";
@@ -636,15 +661,17 @@ public:
             }
             const std::vector<RankBuffers> device_inputs = on_device(inputs, o_.device);
             for (size_t s = 0; s < w.schedules.size(); s++) {
-                const std::string &schedule = w.schedules[s].first;
+                const std::string &schedule = w.schedules[s].name;
                 if (out_of_time()) {
                     not_started(w, size, s);
                     break;
                 }
                 try {
                     if (!jits[s]) {
-                        jits[s] =
-                            std::make_unique<JitProgram>(w.schedules[s].second(), o_.device.target);
+                        JitOptions options;
+                        options.target = o_.device.target;
+                        options.default_schedule = w.schedules[s].default_schedule;
+                        jits[s] = std::make_unique<JitProgram>(w.schedules[s].make(), options);
                         if (o_.plan) {
                             std::printf("[gpu_bench] %s (%s), %s: the plan on %d ranks\n%s\n",
                                         w.name.c_str(), schedule.c_str(), w.size.c_str(), size,
@@ -685,7 +712,7 @@ private:
     void not_started(const Workload &w, int ranks, size_t first) {
         std::string line = w.name + " " + w.size + " R=" + std::to_string(ranks) + ":";
         for (size_t s = first; s < w.schedules.size(); s++) {
-            line += (s == first ? " " : ", ") + w.schedules[s].first;
+            line += (s == first ? " " : ", ") + w.schedules[s].name;
         }
         left_out_.push_back(line);
     }

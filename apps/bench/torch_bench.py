@@ -149,6 +149,17 @@ def pipeline_matmuls(x, w0s, w1s):
     return [torch.matmul(xk, w) for xk, w in zip(x.chunk(len(w0s), dim=1), w0s + w1s)]
 
 
+def user_block(x, ws, bias, residual):
+    # UserBlock.h: each rank's slice of the contraction, summed (the
+    # reduce_scatter and all_gather), then bias, residual and LayerNorm.
+    partials = [xk @ w for xk, w in zip(x.chunk(len(ws), dim=1), ws)]
+    return F.layer_norm(summed(partials) + bias + residual, (x.shape[1],), eps=1e-5)
+
+
+def user_block_matmuls(x, ws):
+    return [torch.matmul(xk, w) for xk, w in zip(x.chunk(len(ws), dim=1), ws)]
+
+
 def all_to_all(t, ranks, dim):
     # Rank q receives block q of `dim` (blocks of ceil(extent / R), as CoCoNet slices).
     return [part.contiguous() for part in t.chunk(ranks, dim=dim)]
@@ -217,8 +228,15 @@ def cases(sizes):
             return {"eager": (pipeline, (x, w0s, w1s)),
                     "cublas": (pipeline_matmuls, (x, w0s, w1s))}
 
+        def user(ranks, hidden=hidden, tokens=tokens):
+            x = randn(tokens, hidden)
+            ws = [w.contiguous() for w in randn(hidden, hidden).chunk(ranks, dim=0)]
+            return {"eager": (user_block, (x, ws, randn(hidden), randn(tokens, hidden))),
+                    "cublas": (user_block_matmuls, (x, ws))}
+
         out.append(("megatron_mlp", label, n, None, 4 * n * ffn, mlp))
         out.append(("two_stage_pipeline", label, n, None, 4 * n * hidden, pipe))
+        out.append(("user_block", label, n, None, 2 * n * hidden, user))
     for c in sizes["embeddings"]:
         n = c["dim"] * c["tile"] * c["tables"] * c["tiles"]
 

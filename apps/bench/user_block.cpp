@@ -1,9 +1,7 @@
-// A block a user writes from the docs and never schedules: a row-parallel
-// MatMul (hidden x ffn over the tokens), a reduce_scatter along the tokens,
-// bias + residual + LayerNorm per token, an all_gather. JIT-compiled and run
-// on thread ranks with the default schedule off (Halide's serial loops) and
-// on, the outputs compared bit for bit. apps/bench/torch_user_block.py runs
-// the same block in PyTorch.
+// The block a user writes from the docs and never schedules (UserBlock.h),
+// JIT-compiled and run on thread ranks with the default schedule off
+// (Halide's serial loops) and on, the outputs compared bit for bit.
+// apps/bench/torch_user_block.py runs the same block in PyTorch.
 //
 //   build/apps/bench/coconet_user_block_bench [ranks=2] [tokens=4096] [width=1024]
 #include <algorithm>
@@ -11,38 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "CoCoNet.h"
+#include "UserBlock.h"
 
 using namespace coconet;
-
-namespace {
-
-Program user_block(int width, int tokens) {
-    DFunc x = input("x", Halide::Float(32), {width, tokens}, Sliced(0));
-    DFunc w = input("w", Halide::Float(32), {width, width}, Sliced(1));
-    DFunc bias = input("bias", Halide::Float(32), {width}, Replicated());
-    DFunc residual = input("residual", Halide::Float(32), {width, tokens}, Sliced(1));
-    Halide::Var h("h"), t("t");
-    Halide::RDom f(0, width, "f"), k(0, width, "k");
-    DFunc partial("partial");
-    partial(h, t) = 0.0f;
-    partial(h, t) += w(h, f) * x(f, t);
-    DFunc summed = reduce_scatter(partial, 1, ReduceOp::Sum, "summed");
-    DFunc y("y");
-    y(h, t) = summed(h, t) + bias(h) + residual(h, t);
-    DFunc mean("mean"), var("var");
-    mean(t) = 0.0f;
-    mean(t) += y(k, t) / width;
-    var(t) = 0.0f;
-    var(t) += (y(k, t) - mean(t)) * (y(k, t) - mean(t)) / width;
-    DFunc normed("normed");
-    normed(h, t) = (y(h, t) - mean(t)) / Halide::sqrt(var(t) + 1e-5f);
-    Program p("user_block");
-    p.output(all_gather(normed, "out"), Replicated());
-    return p;
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 2;

@@ -263,6 +263,15 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
     at.lock();
     CHECK(plain_name(at.func()) == "whole");
     CHECK(at.var().name() == "x_thread");
+    // It is computed over whole tiles, at the box's edge too (its operands
+    // read clamped to the box), so that its loops need no guard.
+    std::map<std::string, int> extents;
+    for (const Halide::Internal::Bound &b : funcs.at("whole_acc").schedule().bounds()) {
+        extents[b.var] = b.extent.defined() && !b.min.defined() && is_const(b.extent)
+                             ? (int)*as_const_int(b.extent)
+                             : -1;
+    }
+    CHECK(extents == std::map<std::string, int>{{"x", 4}, {"y", 8}});
     bool gpu_loops = false;
     for (const Halide::Internal::Dim &dim : funcs.at("whole").definition().schedule().dims()) {
         gpu_loops = gpu_loops || Halide::Internal::is_gpu(dim.for_type);

@@ -75,6 +75,19 @@ TEST_CASE("gpu_tile_func: elementwise Funcs and in-place reductions become kerne
     in.compute_root();
     CHECK(gpu_tile_func(in) == "");
     CHECK(gpu_tile_func(mm) == "");
+    // The reduction runs inside each GPU thread, its loop unrolled by eight
+    // so that eight loads are in flight.
+    bool unrolled = false;
+    for (const Halide::Internal::Dim &d : mm.function().update(0).schedule().dims()) {
+        unrolled = unrolled ||
+                   (d.for_type == Halide::Internal::ForType::Unrolled && d.var.rfind("k", 0) == 0);
+    }
+    CHECK(unrolled);
+    bool split_by_eight = false;
+    for (const Halide::Internal::Split &sp : mm.function().update(0).schedule().splits()) {
+        split_by_eight = split_by_eight || (sp.old_var == "k$x" && is_const(sp.factor, 8));
+    }
+    CHECK(split_by_eight);
     // The pipeline lowers for a GPU target: every loop it mapped has a kernel.
     const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
     CHECK_NOTHROW(Halide::Pipeline(mm).compile_to_module({}, "mm", t));
