@@ -107,11 +107,11 @@ bool has_gpu_loops(const Function &fn) {
 // stay in order).
 constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256, kPartLoads = 8;
 
-// A GPU thread per element of a stage; its reduction loops (`rvars`, an
-// update's) run inside the thread, the innermost unrolled kPartLoads times:
-// a GPU does not run ahead to the next step's loads, so a thread streaming a
-// row (a GEMV's) has that many in flight instead of one; the additions stay
-// in order.
+// A GPU thread per element of a stage, tiles over its first two dimensions
+// (blocks over the rest); its reduction loops (`rvars`, an update's) run
+// inside the thread, the innermost unrolled kPartLoads times: a GPU does not
+// run ahead to the next step's loads, so a thread streaming a row (a GEMV's)
+// has that many in flight instead of one; the additions stay in order.
 void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args,
                     const std::vector<Halide::Internal::ReductionVariable> &rvars = {}) {
     const auto guard = Halide::TailStrategy::GuardWithIf;
@@ -122,6 +122,7 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args,
         Halide::Var xo, xi;
         s.gpu_tile(args[0], xo, xi, 256, guard);
     }
+    gpu_blocks_beyond_two(s, args);
     if (!rvars.empty()) {
         s.unroll(Halide::RVar(rvars[0].var), kPartLoads, guard);
     }
@@ -208,6 +209,19 @@ Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
         cond = cond && s.end > s.begin;
     }
     return Halide::Internal::simplify(cond);
+}
+
+void gpu_blocks_beyond_two(Halide::Stage s, const std::vector<Halide::Var> &args) {
+    if (args.size() < 3) {
+        return;
+    }
+    Halide::Var outer = args[2];
+    for (size_t d = 3; d < args.size(); d++) {
+        Halide::Var fused(outer.name() + "_" + args[d].name());
+        s.fuse(outer, args[d], fused);
+        outer = fused;
+    }
+    s.gpu_blocks(outer);
 }
 
 std::string why_scalar_on_host(const Function &fn) {

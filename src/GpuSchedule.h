@@ -25,6 +25,11 @@ namespace coconet {
 // contraction).
 std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
 
+// Makes the loops of a stage's pure variables args[2..] (outside its GPU
+// tiles over args[0] and args[1]) one more dimension of GPU blocks: left
+// serial, they would be host loops launching the kernel once per element.
+void gpu_blocks_beyond_two(Halide::Stage s, const std::vector<Halide::Var> &args);
+
 // Why gpu_tile_func leaves scalar fn on the host wherever it is computed, or
 // "": a directive of the user's, a host call in its values, indices or
 // reduction bounds (also through the Funcs inlined into it), or more than one

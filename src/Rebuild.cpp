@@ -166,6 +166,13 @@ void schedule_tiles(const DFuncContents::RegisterTile &t, const std::optional<Gp
                                    ? Halide::Stage(out)
                                    : out.specialize(gpu->nonempty);
         on_gpu.gpu_blocks(bx, by).gpu_threads(tx, ty);
+        std::vector<Var> args = {x, y};
+        for (const Var &v : out.args()) {
+            if (v.name() != t.x && v.name() != t.y) {
+                args.push_back(v);
+            }
+        }
+        gpu_blocks_beyond_two(on_gpu, args);
         acc.compute_at(out, tx).bound_extent(x, t.x_factor).bound_extent(y, t.y_factor);
     } else {
         out.vectorize(xi);

@@ -93,6 +93,38 @@ TEST_CASE("gpu_tile_func: elementwise Funcs and in-place reductions become kerne
     CHECK_NOTHROW(Halide::Pipeline(mm).compile_to_module({}, "mm", t));
 }
 
+TEST_CASE("gpu_tile_func: dimensions beyond two are GPU blocks, not host loops", "[passes][gpu]") {
+    // Four dimensions, elementwise: one launch, no host loop around it.
+    Var x("x"), y("y"), z("z"), w("w");
+    Func e("e");
+    e(x, y, z, w) = x + y * z - w;
+    CHECK(gpu_tile_func(e) == "");
+    const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+    const Launches elementwise = launches_of(Halide::Pipeline(e).compile_to_module({}, "e", t));
+    CHECK(elementwise.launches == 1);
+    CHECK(elementwise.in_loops == 0);
+    // A batch of MatMuls (the default schedule's register tiles over its
+    // first two dimensions) and its 3-D consumer: one launch each.
+    DFunc a = input("a", Halide::Float(32), {64, 16}, Replicated());
+    DFunc c = input("c", Halide::Float(32), {16, 32, 6}, Replicated());
+    RDom r(0, 16, "r");
+    DFunc batched("batched"), scaled("scaled");
+    batched(x, y, z) = 0.0f;
+    batched(x, y, z) += a(x, r) * c(r, y, z);
+    scaled(x, y, z) = batched(x, y, z) * 2.0f;
+    Program p("batched");
+    p.output(scaled, Replicated());
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+    REQUIRE(l.spmd.segments.size() == 1);
+    const HalideSegment &h = l.spmd.segments[0].halide;
+    schedule_segment_for_gpu(h, l.analysis, l.spmd);
+    Halide::Pipeline pipeline = h.pipeline;
+    const Launches batch = launches_of(pipeline.compile_to_module(
+        std::vector<Halide::Argument>(h.params.begin(), h.params.end()), "batched", t));
+    CHECK(batch.launches == 2);
+    CHECK(batch.in_loops == 0);
+}
+
 TEST_CASE("gpu_tile_func: says why a Func stays on the host", "[passes][gpu]") {
     Var x("x");
     RDom k(0, 8, "k");
