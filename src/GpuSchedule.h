@@ -11,8 +11,9 @@
 namespace coconet {
 
 // Maps f's definitions to GPU blocks and threads over the innermost one or
-// two pure dimensions (tails guarded, reduction loops serial inside a
-// thread); with `when` defined, only in a specialization on it (otherwise f
+// two pure dimensions (tails guarded; further ones one more dimension of
+// blocks; reduction loops serial inside a thread, the innermost unrolled by
+// eight); with `when` defined, only in a specialization on it (otherwise f
 // runs on the host). A scalar runs on one GPU thread, a reduction over one
 // variable in parts first (a norm). Returns "" when scheduled; otherwise
 // leaves f alone and says why it stays on the host: a scalar that
