@@ -197,16 +197,20 @@ void gpu_scalar(Func f) {
 
 } // namespace
 
+ExprRange rank_box_range(const FuncInfo &info, int d, const Halide::Expr &rank,
+                         const Halide::Expr &size) {
+    if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == d) {
+        return rank_slice(info.layout.group, info.extents[d], rank, size);
+    }
+    return ExprRange{0, info.extents[d]};
+}
+
 Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
                                const Halide::Expr &size) {
     Halide::Expr cond = Halide::Internal::const_true();
-    for (size_t d = 0; d < info.extents.size(); d++) {
-        cond = cond && info.extents[d] > 0;
-    }
-    if (info.layout.kind == LayoutKind::Sliced) {
-        const ExprRange s =
-            rank_slice(info.layout.group, info.extents[info.layout.dim], rank, size);
-        cond = cond && s.end > s.begin;
+    for (int d = 0; d < (int)info.extents.size(); d++) {
+        const ExprRange r = rank_box_range(info, d, rank, size);
+        cond = cond && r.end > r.begin;
     }
     return Halide::Internal::simplify(cond);
 }

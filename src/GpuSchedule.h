@@ -7,6 +7,7 @@
 #define COCONET_GPU_SCHEDULE_H
 
 #include "LowerSpmd.h"
+#include "Partition.h"
 
 namespace coconet {
 
@@ -37,8 +38,11 @@ void gpu_blocks_beyond_two(Halide::Stage s, const std::vector<Halide::Var> &args
 // reduction variable or update.
 std::string why_scalar_on_host(const Halide::Internal::Function &fn);
 
-// Whether the calling rank's box of a value is non-empty (rank and size as
-// the segments compute them).
+// The calling rank's range of a value along dimension d in global indices,
+// and whether its box is non-empty (rank and size as the segments compute
+// them).
+ExprRange rank_box_range(const FuncInfo &info, int d, const Halide::Expr &rank,
+                         const Halide::Expr &size);
 Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
                                const Halide::Expr &size);
 

@@ -289,13 +289,8 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         std::map<std::string, std::pair<Expr, Expr>> box;
         const std::vector<std::string> args = acc.function().args();
         for (int d = 0; d < (int)args.size(); d++) {
-            if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == d) {
-                const ExprRange s =
-                    rank_slice(info.layout.group, info.extents[d], rank, world_size);
-                box[args[d]] = {s.begin, s.end - 1};
-            } else {
-                box[args[d]] = {0, info.extents[d] - 1};
-            }
+            const ExprRange r = rank_box_range(info, d, rank, world_size);
+            box[args[d]] = {r.begin, r.end - 1};
         }
         clamp_to_box(acc.function(), box);
     }
