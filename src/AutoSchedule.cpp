@@ -64,57 +64,6 @@ const DFuncContents &collective_named(const std::string &name, const Analysis &a
     return *found;
 }
 
-// Rank 0 of `ranks` in place of the rank and size a segment reads at run
-// time: the autoschedulers want constant bounds (Li2018) and an estimate for
-// every parameter, which the user_context handle cannot take (Adams2019).
-// A reduction domain (shared with the segment) is replaced, not changed.
-class AsRankZero : public Halide::Internal::IRMutator {
-public:
-    explicit AsRankZero(int ranks) : ranks(ranks) {}
-
-private:
-    using IRMutator::visit;
-    using Domain = Halide::Internal::ReductionDomain;
-    const int ranks;
-    std::map<Domain, Domain, Domain::Compare> replaced;
-
-    Halide::Expr visit(const Halide::Internal::Call *op) override {
-        if (op->name == "coconet_rank") {
-            return 0;
-        }
-        if (op->name == "coconet_size") {
-            return ranks;
-        }
-        return IRMutator::visit(op);
-    }
-
-    Halide::Expr visit(const Halide::Internal::Variable *op) override {
-        if (!op->reduction_domain.defined()) {
-            return op;
-        }
-        return Halide::Internal::Variable::make(op->type, op->name,
-                                                replacement(op->reduction_domain));
-    }
-
-    Domain replacement(const Domain &d) {
-        auto it = replaced.find(d);
-        if (it != replaced.end()) {
-            return it->second;
-        }
-        std::vector<Halide::Internal::ReductionVariable> vars = d.domain();
-        for (Halide::Internal::ReductionVariable &v : vars) {
-            v.min = mutate(v.min);
-            v.extent = mutate(v.extent);
-        }
-        Domain r(vars);
-        replaced.emplace(d, r);
-        if (d.predicate().defined()) {
-            r.set_predicate(mutate(d.predicate())); // its RVars now name r
-        }
-        return r;
-    }
-};
-
 // The stand-in pipeline the autoscheduler sees for a segment: Halide's
 // autoschedulers refuse or crash on extern stages (the collectives; see
 // AutoSchedule.h), so it is a deep copy of the segment in which each
@@ -177,6 +126,8 @@ StandIn stand_in(const HalideSegment &h, const std::map<std::string, Function> &
             stand_in_outputs.push_back(out);
         }
     };
+    // The autoschedulers want constant bounds (Li2018) and an estimate for
+    // every parameter, which the user_context handle cannot take (Adams2019).
     AsRankZero rank_zero(ranks);
     for (auto &[name, fn] : s.env) {
         fn.substitute_calls(received);

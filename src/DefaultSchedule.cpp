@@ -20,6 +20,12 @@ constexpr int tile_rows = 16;
 // operands for 32 multiply-adds, where a thread per element loads 2 for 1.
 constexpr int gpu_tile_x = 4, gpu_tile_y = 8, gpu_block_x = 16, gpu_block_y = 8;
 
+// On a GPU, a thread per register tile leaves most of the GPU idle where the
+// tiles are fewer than gpu_min_tiles; along a contraction of gpu_long_contraction
+// or more (a batch of a few tokens by a large weight), the GPU pass then fills
+// it better, adding each element's sum in parts (GpuSchedule.h).
+constexpr int64_t gpu_min_tiles = 8192, gpu_long_contraction = 512;
+
 // Outputs up to this many bytes stay in L1 while a reduction sweeps them:
 // their reduction loops then go outside all their pure loops (a GEMV's sums
 // over each few columns of the matrix, which streams through once).
@@ -103,6 +109,19 @@ bool is_matmul(const Function &fn) {
     return contracts;
 }
 
+// Whether fn's GPU register tiles are too few for its long contraction
+// (extents: its own, estimated; an unknown contraction counts as short).
+bool too_few_gpu_tiles(const Function &fn, const std::vector<int64_t> &extents) {
+    int64_t tiles =
+        ((extents[0] + gpu_tile_x - 1) / gpu_tile_x) * ((extents[1] + gpu_tile_y - 1) / gpu_tile_y);
+    for (size_t d = 2; d < extents.size(); d++) {
+        tiles *= extents[d];
+    }
+    const std::vector<ReductionVariable> &rvars = fn.updates()[0].schedule().rvars();
+    return tiles < gpu_min_tiles && !rvars.empty() &&
+           estimate(rvars.front().extent, 0) >= gpu_long_contraction;
+}
+
 // Whether u's innermost reduction loop has a constant extent of two unrolled
 // steps or more (the global extent: a rank's slice of it may be shorter, and
 // its tail is guarded).
@@ -142,7 +161,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         // On a GPU, a value of a group of world.split stays on the host
         // (GpuSchedule.h).
         if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&
-            (!gpu || a.of(c).layout.group.is_world())) {
+            (!gpu || (a.of(c).layout.group.is_world() && !too_few_gpu_tiles(fn, extents)))) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], rows, cols};
             const std::string tiles = std::to_string(rows) + " x " + std::to_string(cols) +
                                       " along (" + fn.args()[0] + ", " + fn.args()[1] + ")";

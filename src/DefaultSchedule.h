@@ -19,7 +19,9 @@
 // On a GPU target, a MatMul-like reduction of the world gets register tiles
 // of 4 x 8, one per GPU thread, computed whole at the box's edge from
 // operands read at clamped indices (on GPU loops only where the rank's box is
-// non-empty), and everything else the GPU pass (GpuSchedule.h). Funcs of a
+// non-empty), unless its tiles are too few to fill a GPU along a long
+// contraction (a few tokens by a large weight); everything else goes to the
+// GPU pass (GpuSchedule.h), which adds such a MatMul in parts. Funcs of a
 // fused pass have the pass's own schedule (FusedKernel.h); an autoscheduler,
 // when one is named, replaces the default.
 #ifndef COCONET_DEFAULT_SCHEDULE_H

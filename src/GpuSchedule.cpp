@@ -108,12 +108,13 @@ bool has_gpu_loops(const Function &fn) {
 constexpr int kReductionParts = 65536, kReductionPartsOfParts = 256, kPartLoads = 8;
 
 // A GPU thread per element of a stage, tiles over its first two dimensions
-// (blocks over the rest); its reduction loops (`rvars`, an update's) run
-// inside the thread, the innermost unrolled kPartLoads times: a GPU does not
-// run ahead to the next step's loads, so a thread streaming a row (a GEMV's)
-// has that many in flight instead of one; the additions stay in order.
+// (blocks over the rest); its reduction loops (an update's) run inside the
+// thread, the innermost (`innermost_rvar`) unrolled kPartLoads times: a GPU
+// does not run ahead to the next step's loads, so a thread streaming a row (a
+// GEMV's) has that many in flight instead of one; the additions stay in
+// order.
 void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args,
-                    const std::vector<Halide::Internal::ReductionVariable> &rvars = {}) {
+                    const std::string &innermost_rvar = "") {
     const auto guard = Halide::TailStrategy::GuardWithIf;
     if (args.size() >= 2) {
         Halide::Var xo, yo, xi, yi;
@@ -123,8 +124,8 @@ void gpu_tile_stage(Halide::Stage s, const std::vector<Halide::Var> &args,
         s.gpu_tile(args[0], xo, xi, 256, guard);
     }
     gpu_blocks_beyond_two(s, args);
-    if (!rvars.empty()) {
-        s.unroll(Halide::RVar(rvars[0].var), kPartLoads, guard);
+    if (!innermost_rvar.empty()) {
+        s.unroll(Halide::RVar(innermost_rvar), kPartLoads, guard);
     }
 }
 
@@ -195,6 +196,117 @@ void gpu_scalar(Func f) {
     gpu_single_thread(f);
 }
 
+// An Expr of a segment (a loop bound, a box's extent) as on rank 0 of a
+// world of kEstimatedRanks, its run-time sizes at their estimates, for a
+// choice made when compiling; -1 where unknown.
+constexpr int kEstimatedRanks = 2;
+
+int64_t estimate_on_rank_zero(const Halide::Expr &e) {
+    AsRankZero on_rank_zero(kEstimatedRanks);
+    return estimate(Halide::Internal::simplify(on_rank_zero.mutate(e)), -1);
+}
+
+// A reduction into few elements (a GEMV's rows, a LayerNorm's statistics by
+// token) with a GPU thread per element leaves most of a large GPU idle; its
+// innermost reduction is then added in parts, as a norm's is: their number
+// doubled while fewer than kThreadsToFill threads would add them and each
+// part keeps kMinPartLength elements, up to kMaxRowParts; fewer than
+// kMinRowParts are not worth a kernel of their own (returns 1).
+constexpr int64_t kThreadsToFill = 1 << 18, kMinPartLength = 16;
+constexpr int kMaxRowParts = 256, kMinRowParts = 4;
+
+int row_parts(int64_t elements, int64_t length) {
+    int parts = 1;
+    while (elements > 0 && parts < kMaxRowParts && elements * parts < kThreadsToFill &&
+           length >= 2 * parts * kMinPartLength) {
+        parts *= 2;
+    }
+    return parts < kMinRowParts ? 1 : parts;
+}
+
+// Whether the parts of f's rows (along reduction variable r) should run along
+// the threads of a warp: where what d reads for each element apart (a read
+// indexed by r and by one of `args`, f's pure variables) has r in its
+// innermost index (a token's features: adjacent parts read adjacent
+// elements) and none has f's first variable there (a GEMV's weight stored by
+// columns, lanes of a vector: adjacent elements of f read adjacent elements,
+// and win). What all elements share (a GEMV's vector) stays in the caches
+// whichever way the threads run.
+bool parts_along_warps(const Definition &d, const std::string &r,
+                       const std::vector<Halide::Var> &args) {
+    class Reads : public IRVisitor {
+    public:
+        Reads(const std::string &r, const std::vector<Halide::Var> &args) : r(r), args(args) {}
+        bool along_r = false, along_x = false;
+
+    private:
+        using IRVisitor::visit;
+        const std::string &r;
+        const std::vector<Halide::Var> &args;
+        void visit(const Call *op) override {
+            using Halide::Internal::expr_uses_var;
+            if ((op->call_type == Call::Halide || op->call_type == Call::Image) &&
+                !op->args.empty()) {
+                bool uses_r = false, per_element = false;
+                for (const Halide::Expr &index : op->args) {
+                    uses_r |= expr_uses_var(index, r);
+                    for (const Halide::Var &v : args) {
+                        per_element |= expr_uses_var(index, v.name());
+                    }
+                }
+                if (uses_r && per_element) {
+                    along_x |= expr_uses_var(op->args[0], args[0].name());
+                    along_r |= expr_uses_var(op->args[0], r);
+                }
+            }
+            IRVisitor::visit(op);
+        }
+    } reads(r, args);
+    for (const Halide::Expr &e : d.values()) {
+        e.accept(&reads);
+    }
+    return reads.along_r && !reads.along_x;
+}
+
+// f's only update's innermost reduction variable r in `parts` interleaved
+// parts (r = i * parts + part), each part's sum an element of a Func of its
+// own (rfactor: one more dimension, u) that a GPU thread adds in a register,
+// kPartLoads loads in flight; f's update then adds the parts in order. The
+// threads of a warp run along u or along f's first dimension
+// (parts_along_warps; no wider than the parts, or than f's `elements`), and
+// the parts are stored in that order. f's update then runs kRowsPart
+// innermost, also where Halide cannot split the update into parts (rfactor
+// refused: returns false), which keeps the order (i outside part).
+const char *const kRowsPart = "rows_part";
+
+bool gpu_reduce_rows_in_parts(Func f, const std::vector<Halide::Var> &args, const std::string &r,
+                              int parts, int64_t elements) {
+    const auto guard = Halide::TailStrategy::GuardWithIf;
+    Halide::RVar i("rows_i"), part(kRowsPart), outer("rows_io"), loads("rows_ii");
+    Halide::Var u("rows_u"), bx, by, tx, ty;
+    const bool along = parts_along_warps(f.function().update(0), r, args);
+    f.update(0).split(Halide::RVar(r), i, part, parts, guard);
+    Func sums;
+    try {
+        sums = f.update(0).rfactor(part, u);
+    } catch (const Halide::Error &) {
+        return false;
+    }
+    std::vector<Halide::Var> tiled = args;
+    tiled.insert(tiled.begin() + (along ? 0 : 1), u);
+    Func stored = sums.in();
+    stored.compute_root().reorder_storage(tiled);
+    int width = 32;
+    while (width > (along ? parts : elements)) {
+        width /= 2;
+    }
+    stored.gpu_tile(tiled[0], tiled[1], bx, by, tx, ty, width, 256 / width, guard);
+    gpu_blocks_beyond_two(stored, tiled);
+    sums.compute_at(stored, tx);
+    sums.update(0).split(i, outer, loads, kPartLoads, guard).unroll(loads);
+    return true;
+}
+
 } // namespace
 
 ExprRange rank_box_range(const FuncInfo &info, int d, const Halide::Expr &rank,
@@ -250,7 +362,7 @@ std::string why_scalar_on_host(const Function &fn) {
     return "";
 }
 
-std::string gpu_tile_func(Func f, const Halide::Expr &when) {
+std::string gpu_tile_func(Func f, const Halide::Expr &when, int64_t elements, int *parts_of_rows) {
     const Function &fn = f.function();
     if (fn.has_extern_definition()) {
         return "an extern stage";
@@ -280,8 +392,21 @@ std::string gpu_tile_func(Func f, const Halide::Expr &when) {
     const std::vector<Halide::Var> args = f.args();
     gpu_tile_stage(when.defined() ? f.specialize(when) : Halide::Stage(f), args);
     for (int i = 0; i < (int)fn.updates().size(); i++) {
+        const std::vector<Halide::Internal::ReductionVariable> rvars =
+            fn.update(i).schedule().rvars();
+        std::string innermost = rvars.empty() ? "" : rvars[0].var;
+        if (fn.updates().size() == 1 && !rvars.empty()) {
+            if (const int parts = row_parts(elements, estimate_on_rank_zero(rvars[0].extent));
+                parts > 1) {
+                if (gpu_reduce_rows_in_parts(f, args, innermost, parts, elements) &&
+                    parts_of_rows) {
+                    *parts_of_rows = parts;
+                }
+                innermost = kRowsPart;
+            }
+        }
         gpu_tile_stage(when.defined() ? f.update(i).specialize(when) : f.update(i), args,
-                       fn.update(i).schedule().rvars());
+                       innermost);
     }
     return "";
 }
@@ -309,11 +434,16 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         const std::string plain = plain_name(name);
         const GpuCondition c = nonempty(plain);
         const bool on_gpu = has_gpu_loops(fn);
-        const std::string why = on_gpu             ? ""
-                                : c.when.defined() ? gpu_tile_func(Func(fn), c.when)
-                                                   : c.why_not;
+        int parts = 1;
+        const std::string why = on_gpu ? ""
+                                : c.when.defined()
+                                    ? gpu_tile_func(Func(fn), c.when, c.elements, &parts)
+                                    : c.why_not;
         if (why.empty()) {
             placement.gpu.push_back(plain);
+            if (parts > 1) {
+                placement.row_parts[plain] = parts;
+            }
             // What the Funcs computed inside its kernel read, too.
             std::set<std::string> reads = calls_of(fn).reads;
             for (const auto &[inner_name, inner] : functions) {
@@ -356,7 +486,13 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                                         std::to_string(info.layout.group.nsplit) +
                                                         "): empty on the other groups' ranks"};
             }
-            return GpuCondition{rank_box_nonempty(info, spmd.rank, spmd.size), ""};
+            int64_t elements = 1;
+            for (int d = 0; d < (int)info.extents.size() && elements >= 0; d++) {
+                const ExprRange r = rank_box_range(info, d, spmd.rank, spmd.size);
+                const int64_t n = estimate_on_rank_zero(r.end - r.begin);
+                elements = n < 0 ? -1 : elements * n;
+            }
+            return GpuCondition{rank_box_nonempty(info, spmd.rank, spmd.size), "", elements};
         }
         return GpuCondition{Halide::Expr(), "not a value of the program"};
     });
@@ -372,14 +508,20 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
 }
 
 std::string placement_text(const GpuPlacement &placement) {
-    std::vector<std::string> host;
+    std::vector<std::string> gpu, host;
+    for (const std::string &name : placement.gpu) {
+        auto parts = placement.row_parts.find(name);
+        gpu.push_back(parts == placement.row_parts.end()
+                          ? name
+                          : name + " (rows added in " + std::to_string(parts->second) + " parts)");
+    }
     for (const auto &[name, why] : placement.host) {
         host.push_back(name + " (" + why + ")");
     }
     if (placement.gpu.empty() && host.empty()) {
         return "no computation";
     }
-    return (placement.gpu.empty() ? "" : "GPU kernels for " + join(placement.gpu)) +
+    return (placement.gpu.empty() ? "" : "GPU kernels for " + join(gpu)) +
            (placement.gpu.empty() || host.empty() ? "" : "; ") +
            (host.empty() ? "" : "on the host: " + join(host));
 }

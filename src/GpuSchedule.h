@@ -6,6 +6,8 @@
 #ifndef COCONET_GPU_SCHEDULE_H
 #define COCONET_GPU_SCHEDULE_H
 
+#include <map>
+
 #include "LowerSpmd.h"
 #include "Partition.h"
 
@@ -16,7 +18,11 @@ namespace coconet {
 // blocks; reduction loops serial inside a thread, the innermost unrolled by
 // eight); with `when` defined, only in a specialization on it (otherwise f
 // runs on the host). A scalar runs on one GPU thread, a reduction over one
-// variable in parts first (a norm). Returns "" when scheduled; otherwise
+// variable in parts first (a norm). So does a reduction into few elements
+// (`elements`, estimated, the box's: a GEMV's rows) along a long innermost
+// reduction variable: its parts are a kernel of their own, filling the GPU,
+// and f adds them (that order of addition is not the reference's). Returns
+// "" when scheduled; otherwise
 // leaves f alone and says why it stays on the host: a scalar that
 // why_scalar_on_host names, an extern stage, Halide directives of the user's
 // (or of register tiles), an update that writes other than at its pure
@@ -25,7 +31,9 @@ namespace coconet {
 // into it. Reduction bounds may call them: Halide computes loop bounds on
 // the host and passes them to the kernel (a rank's slice of a sliced
 // contraction).
-std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr());
+// `parts_of_rows`, where given, is set to the number of parts of those.
+std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr(),
+                          int64_t elements = -1, int *parts_of_rows = nullptr);
 
 // Makes the loops of a stage's pure variables args[2..] (outside its GPU
 // tiles over args[0] and args[1]) one more dimension of GPU blocks: left
@@ -54,6 +62,9 @@ Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
 struct GpuCondition {
     Halide::Expr when;
     std::string why_not;
+    // The elements of the box, estimated (as on rank 0 of two, run-time
+    // sizes at their estimates), for gpu_tile_func; -1: unknown.
+    int64_t elements = -1;
 };
 using NonEmptyBox = std::function<GpuCondition(const std::string &)>;
 
@@ -69,6 +80,8 @@ struct GpuPlacement {
     // What the GPU kernels read: Funcs computed elsewhere (plain names) and
     // image parameters (schedule_segment_for_gpu: the values they hold).
     std::vector<std::string> reads;
+    // The Funcs among `gpu` whose rows are added in parts, and how many.
+    std::map<std::string, int> row_parts;
 };
 
 // Gives every compute_root Func of p that the user did not schedule a GPU
@@ -86,8 +99,9 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd);
 
-// The placement as the plan dump writes it: "GPU kernels for a, b; on the
-// host: c (a scalar)", or "no computation" for a pipeline of collectives.
+// The placement as the plan dump writes it: "GPU kernels for a, b (rows
+// added in 64 parts); on the host: c (a scalar)", or "no computation" for a
+// pipeline of collectives.
 std::string placement_text(const GpuPlacement &placement);
 
 // The program's collective stages as the plan dump of a GPU target words

@@ -13,6 +13,41 @@ using Halide::Expr;
 using Halide::Func;
 using namespace Halide::Internal;
 
+Expr AsRankZero::visit(const Call *op) {
+    if (op->name == "coconet_rank") {
+        return 0;
+    }
+    if (op->name == "coconet_size") {
+        return ranks;
+    }
+    return IRMutator::visit(op);
+}
+
+Expr AsRankZero::visit(const Variable *op) {
+    if (!op->reduction_domain.defined()) {
+        return op;
+    }
+    return Variable::make(op->type, op->name, replacement(op->reduction_domain));
+}
+
+AsRankZero::Domain AsRankZero::replacement(const Domain &d) {
+    auto it = replaced.find(d);
+    if (it != replaced.end()) {
+        return it->second;
+    }
+    std::vector<ReductionVariable> vars = d.domain();
+    for (ReductionVariable &v : vars) {
+        v.min = mutate(v.min);
+        v.extent = mutate(v.extent);
+    }
+    Domain r(vars);
+    replaced.emplace(d, r);
+    if (d.predicate().defined()) {
+        r.set_predicate(mutate(d.predicate())); // its RVars now name r
+    }
+    return r;
+}
+
 namespace {
 
 // What the passes before this one found.

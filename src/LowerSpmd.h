@@ -18,6 +18,8 @@
 #ifndef COCONET_LOWER_SPMD_H
 #define COCONET_LOWER_SPMD_H
 
+#include <map>
+
 #include "DefaultSchedule.h"
 #include "Placement.h"
 
@@ -86,6 +88,25 @@ struct SpmdPipeline {
     // The rank and world size in the segments: runtime calls on their
     // user_context (the communicator).
     Halide::Expr rank, size;
+};
+
+// Rank 0 of `ranks` in place of the rank and size a segment reads at run
+// time (SpmdPipeline::rank, size), for what is chosen when compiling: the
+// autoschedulers' estimates, the GPU schedule's sizes. A reduction domain
+// (shared with the segment) is replaced, not changed.
+class AsRankZero : public Halide::Internal::IRMutator {
+public:
+    explicit AsRankZero(int ranks) : ranks(ranks) {}
+
+private:
+    using IRMutator::visit;
+    using Domain = Halide::Internal::ReductionDomain;
+    const int ranks;
+    std::map<Domain, Domain, Domain::Compare> replaced;
+
+    Halide::Expr visit(const Halide::Internal::Call *op) override;
+    Halide::Expr visit(const Halide::Internal::Variable *op) override;
+    Domain replacement(const Domain &d);
 };
 
 // Refuses an overlap whose collective and producer cannot run chunk by chunk.

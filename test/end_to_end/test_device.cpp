@@ -255,6 +255,57 @@ TEST_CASE("gemv + all_reduce on the device", "[device][gemv]") {
     }
 }
 
+TEST_CASE("reductions into few elements add their rows in parts on the device", "[device][gemv]") {
+    // Few rows, long ones: a GEMV's partial sums along a long sliced
+    // contraction (its weight's rows across the threads of a warp), and a
+    // LayerNorm's statistics of a few tokens (each token's features along
+    // them). The GPU pass adds each row in parts, a kernel of their own, so
+    // the sums are the reference's within rounding, not bit for bit.
+    apps::GemvConfig c;
+    c.gpu = true;
+    c.tiles = 2;
+    c.cols = 3001;
+    const Program gemv = apps::gemv_all_reduce(c);
+    CHECK_THAT(JitProgram(gemv, target).plan(2),
+               Catch::Matchers::Contains("partial (rows added in 64 parts)"));
+    // Sums of 3001 products reach about 50, where the orders differ by up to
+    // 3.8e-5 on PoCL; a part lost or added twice would differ by about 1.
+    check_matches_reference(gemv, ranks, within(5e-4), 1, make_inputs, device_options);
+
+    const int width = 512;
+    DFunc x = input("x", Halide::Float(32), {width, 23}, Sliced(1));
+    Halide::Var h("h"), t("t");
+    Halide::RDom k(0, width, "k");
+    DFunc mean("mean"), var("var"), normed("normed");
+    mean(t) = 0.0f;
+    mean(t) += x(k, t) / width;
+    var(t) = 0.0f;
+    var(t) += (x(k, t) - mean(t)) * (x(k, t) - mean(t)) / width;
+    normed(h, t) = (x(h, t) - mean(t)) / Halide::sqrt(var(t) + 1e-5f);
+    Program norm("layer_norm");
+    norm.output(normed, Sliced(1));
+    const std::string plan = JitProgram(norm, target).plan(2);
+    CHECK_THAT(plan, Catch::Matchers::Contains("mean (rows added in 32 parts)"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("var (rows added in 32 parts)"));
+    // Normalized outputs within 1e-6 on PoCL.
+    check_matches_reference(norm, ranks, within(1e-5), 1, make_inputs, device_options);
+
+    // A few tokens by a large weight: too few register tiles to fill a GPU,
+    // so a MatMul too (test_pass_default_schedule).
+    DFunc wt = input("wt", Halide::Float(32), {64, 1500}, Replicated());
+    DFunc tokens = input("tokens", Halide::Float(32), {1500, 7}, Sliced(1));
+    Halide::Var i("i"), j("j");
+    Halide::RDom f(0, 1500, "f");
+    DFunc out("out");
+    out(i, j) = 0.0f;
+    out(i, j) += wt(i, f) * tokens(f, j);
+    Program few("few_tokens");
+    few.output(out, Sliced(1));
+    CHECK_THAT(JitProgram(few, target).plan(2),
+               Catch::Matchers::Contains("out (rows added in 64 parts)"));
+    check_matches_reference(few, ranks, within(5e-4), 1, make_inputs, device_options);
+}
+
 TEST_CASE("gemm + all_to_all on the device", "[device][gemm]") {
     apps::GemmConfig c;
     c.gpu = true;

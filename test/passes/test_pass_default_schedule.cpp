@@ -6,6 +6,7 @@
 // the Funcs the user scheduled keep Halide's defaults. End to end, the
 // program equals the reference with the default on and off.
 #include <algorithm>
+#include <tuple>
 
 #include "GpuSchedule.h"
 #include "Lower.h"
@@ -300,6 +301,51 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
     Halide::Pipeline pipeline = h.pipeline;
     CHECK_NOTHROW(pipeline.compile_to_module(
         std::vector<Halide::Argument>(h.params.begin(), h.params.end()), "tiles", cuda));
+}
+
+TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long contraction "
+          "are left to the GPU pass",
+          "[passes][default_schedule][gpu]") {
+    // A few tokens by a large weight: 64 x 8 outputs are 16 tiles, which
+    // would leave all but a few of a GPU's threads idle for 2048 steps each.
+    // The GPU pass adds the outputs' sums in parts instead; a short
+    // contraction, or tiles enough, keep the register tiles.
+    const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+    auto matmul = [&](int rows, int tokens, int contraction) {
+        DFunc w = input("w", Float(32), {rows, contraction}, Replicated());
+        DFunc x = input("x", Float(32), {contraction, tokens}, Replicated());
+        Var i("i"), j("j");
+        Halide::RDom k(0, contraction, "k");
+        DFunc out("out");
+        out(i, j) = 0.0f;
+        out(i, j) += w(i, k) * x(k, j);
+        Program p("tokens");
+        p.output(out, Replicated());
+        return std::make_pair(p, out);
+    };
+    {
+        auto [p, out] = matmul(64, 8, 2048);
+        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+        CHECK(default_of(l, out) == nullptr);
+        REQUIRE(l.spmd.segments.size() == 1);
+        const GpuPlacement where =
+            schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);
+        CHECK(where.row_parts.at("out") == 128);
+        // On a CPU, register tiles as before.
+        const LoweredProgram host =
+            lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+        const DefaultSchedule *cpu = default_of(host, out);
+        REQUIRE(cpu);
+        CHECK(cpu->tile);
+    }
+    for (auto [rows, tokens, contraction] : {std::tuple{64, 8, 511}, std::tuple{512, 512, 2048}}) {
+        INFO(rows << " x " << tokens << " by " << contraction);
+        auto [p, out] = matmul(rows, tokens, contraction);
+        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+        const DefaultSchedule *d = default_of(l, out);
+        REQUIRE(d);
+        CHECK(d->gpu_block);
+    }
 }
 
 TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",

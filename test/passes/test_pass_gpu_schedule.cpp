@@ -2,10 +2,14 @@
 // pipelines: which Funcs become GPU kernels, which stay on the host and why,
 // asserted on the placement, and that the scheduled pipeline lowers for an
 // OpenCL target.
+#include <optional>
+
 #include "Apps.h"
+#include "Compile.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
 #include "Lower.h"
+#include "Rebuild.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -207,6 +211,110 @@ TEST_CASE("gpu_tile_func: scalar reductions add interleaved parts on the device"
     }
 }
 
+namespace {
+
+// A NonEmptyBox whose every box has `elements` elements.
+NonEmptyBox boxes_of(int64_t elements) {
+    return [=](const std::string &) {
+        return GpuCondition{Halide::Internal::const_true(), "", elements};
+    };
+}
+
+// The Func of pipeline p the GPU pass made for f's parts (rfactor's, stored
+// by a wrapper at root), or nullptr.
+std::optional<Halide::Internal::Function> parts_of(const Halide::Pipeline &p, const Func &f) {
+    for (const auto &[name, fn] : pipeline_functions(p)) {
+        if (name.rfind(f.name() + "_intm", 0) == 0 && name.find("wrapper") != std::string::npos) {
+            return fn;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+TEST_CASE("gpu_tile_func: a reduction into few elements adds its rows in parts", "[passes][gpu]") {
+    const Halide::Target t = Halide::get_host_target()
+                                 .with_feature(Halide::Target::OpenCL)
+                                 .with_feature(Halide::Target::UserContext);
+    Halide::ImageParam w(Halide::Float(32), 2, "w"), v(Halide::Float(32), 1, "v");
+    Var x("x");
+    RDom r(0, 4096, "r");
+    // `along`: the weight's rows are contiguous along r (a LayerNorm's
+    // tokens), else its columns (a GEMV over a weight stored by columns).
+    auto gemv = [&](bool along, const std::string &name) {
+        Func f(name);
+        f(x) = 0.0f;
+        f(x) += (along ? w(r, x) : w(x, r)) * v(r);
+        f.compute_root();
+        return f;
+    };
+    for (bool along : {true, false}) {
+        INFO("along rows: " << along);
+        // 64 rows of 4096: parts of 16 elements, 64 a row (2^18 threads); the
+        // parts' kernel then the sum's initial value and its update, none
+        // launched from a host loop.
+        Func few = gemv(along, along ? "few_along" : "few_across");
+        schedule_for_gpu(Halide::Pipeline(few), boxes_of(64));
+        const std::optional<Halide::Internal::Function> parts =
+            parts_of(Halide::Pipeline(few), few);
+        REQUIRE(parts);
+        const std::vector<Halide::Internal::Split> &splits =
+            parts->definition().schedule().splits();
+        REQUIRE(!splits.empty());
+        // The threads of a warp along the parts where they read adjacent
+        // elements, else along the rows.
+        CHECK(splits[0].old_var == (along ? "rows_u" : "x"));
+        const Launches l =
+            launches_of(Halide::Pipeline(few).compile_to_module({w, v}, few.name(), t));
+        CHECK(l.launches == 3);
+        CHECK(l.in_loops == 0);
+    }
+
+    // Lanes of a vector, each a sum over every sixteenth element: the lanes
+    // are adjacent in memory, so the warp runs along them, 16 wide.
+    Func lanes("lanes");
+    RDom j(0, 4096, "j");
+    lanes(x) = 0.0f;
+    lanes(x) += v(j * 16 + x);
+    lanes.compute_root();
+    schedule_for_gpu(Halide::Pipeline(lanes), boxes_of(16));
+    const std::optional<Halide::Internal::Function> lane_parts =
+        parts_of(Halide::Pipeline(lanes), lanes);
+    REQUIRE(lane_parts);
+    const Halide::Internal::Split &first = lane_parts->definition().schedule().splits().at(0);
+    CHECK(first.old_var == "x");
+    CHECK(Halide::Internal::is_const(first.factor, 16));
+
+    // Many rows, or rows too short to split, keep a GPU thread per row.
+    Func many = gemv(true, "many");
+    schedule_for_gpu(Halide::Pipeline(many), boxes_of(1 << 20));
+    CHECK(!parts_of(Halide::Pipeline(many), many));
+    Func unknown = gemv(true, "unknown");
+    schedule_for_gpu(Halide::Pipeline(unknown), always);
+    CHECK(!parts_of(Halide::Pipeline(unknown), unknown));
+    Func shorter("shorter");
+    RDom k(0, 32, "k");
+    shorter(x) = 0.0f;
+    shorter(x) += w(k, x);
+    shorter.compute_root();
+    schedule_for_gpu(Halide::Pipeline(shorter), boxes_of(64));
+    CHECK(!parts_of(Halide::Pipeline(shorter), shorter));
+
+    // An update Halide cannot split into parts adds in order, on the GPU.
+    Func chained("chained");
+    chained(x) = 0.0f;
+    chained(x) = chained(x) * 0.5f + w(r, x);
+    chained.compute_root();
+    const GpuPlacement p = schedule_for_gpu(Halide::Pipeline(chained), boxes_of(64));
+    CHECK(p.gpu == std::vector<std::string>{"chained"});
+    CHECK(p.row_parts.empty());
+    CHECK(!parts_of(Halide::Pipeline(chained), chained));
+    const Launches l = launches_of(Halide::Pipeline(chained).compile_to_module({w}, "chained", t));
+    CHECK(l.launches == 2);
+    CHECK(l.in_loops == 0);
+}
+
 TEST_CASE("schedule_for_gpu: no host scalar reads a scalar a device stage writes",
           "[passes][gpu]") {
     // Halide copies around the statements touching a buffer, loop-free ones
@@ -373,4 +481,35 @@ TEST_CASE("build_fused_kernel: one GPU kernel computes every output of a pass", 
     k = fused_kernel_of(opencl, [](DFunc &a) { a.func().vectorize(a.func().args()[0], 4); });
     CHECK_FALSE(k.one_kernel);
     CHECK(k.pipeline.outputs().size() == 2);
+}
+
+TEST_CASE("every app's GPU build launches its kernels outside host loops", "[passes][gpu]") {
+    // A launch inside a host loop runs the kernel once per element of that
+    // loop, as a norm's parts and a batch's MatMuls once did: every function
+    // of every app's OpenCL build (segments and fused kernels), lowered.
+    CompileOptions o;
+    o.target = Halide::get_host_target()
+                   .with_feature(Halide::Target::OpenCL)
+                   .with_feature(Halide::Target::CLDoubles)
+                   .with_feature(Halide::Target::UserContext)
+                   .with_feature(Halide::Target::StrictFloat);
+    // A fused pass's kernel for two ranks' sources (one that gathers only: none).
+    o.kernel_sources = [](const FusedPass &g, const Analysis &) {
+        return std::set<int>{g.reduces() ? 2 : 0};
+    };
+    for (const apps::AppCase &c : apps::all_apps(false, true)) {
+        INFO(c.name);
+        int launches = 0;
+        compile_program(c.make(), o, [&](ProgramFunction &f) {
+            INFO(f.name);
+            const Launches l =
+                launches_of(f.pipeline.compile_to_module(f.arguments, f.name, o.target));
+            CHECK(l.in_loops == 0);
+            launches += l.launches;
+        });
+        // The pipeline's stages are on groups of world.split, on the host.
+        if (c.name.rfind("two_stage_pipeline", 0) != 0) {
+            CHECK(launches > 0);
+        }
+    }
 }
