@@ -272,23 +272,32 @@ TEST_CASE("reductions into few elements add their rows in parts on the device", 
     // 3.8e-5 on PoCL; a part lost or added twice would differ by about 1.
     check_matches_reference(gemv, ranks, within(5e-4), 1, make_inputs, device_options);
 
-    const int width = 512;
-    DFunc x = input("x", Halide::Float(32), {width, 23}, Sliced(1));
-    Halide::Var h("h"), t("t");
-    Halide::RDom k(0, width, "k");
-    DFunc mean("mean"), var("var"), normed("normed");
-    mean(t) = 0.0f;
-    mean(t) += x(k, t) / width;
-    var(t) = 0.0f;
-    var(t) += (x(k, t) - mean(t)) * (x(k, t) - mean(t)) / width;
-    normed(h, t) = (x(h, t) - mean(t)) / Halide::sqrt(var(t) + 1e-5f);
-    Program norm("layer_norm");
-    norm.output(normed, Sliced(1));
+    auto layer_norm = [](int tokens) {
+        const int width = 512;
+        DFunc x = input("x", Halide::Float(32), {width, tokens}, Sliced(1));
+        Halide::Var h("h"), t("t");
+        Halide::RDom k(0, width, "k");
+        DFunc mean("mean"), var("var"), normed("normed");
+        mean(t) = 0.0f;
+        mean(t) += x(k, t) / width;
+        var(t) = 0.0f;
+        var(t) += (x(k, t) - mean(t)) * (x(k, t) - mean(t)) / width;
+        normed(h, t) = (x(h, t) - mean(t)) / Halide::sqrt(var(t) + 1e-5f);
+        Program norm("layer_norm");
+        norm.output(normed, Sliced(1));
+        return norm;
+    };
+    const Program norm = layer_norm(23);
     const std::string plan = JitProgram(norm, target).plan(2);
     CHECK_THAT(plan, Catch::Matchers::Contains("mean (rows added in 32 parts)"));
     CHECK_THAT(plan, Catch::Matchers::Contains("var (rows added in 32 parts)"));
     // Normalized outputs within 1e-6 on PoCL.
     check_matches_reference(norm, ranks, within(1e-5), 1, make_inputs, device_options);
+    // A rank without tokens is refused, the parts' buffers as every other.
+    const Program seven = layer_norm(7);
+    const std::string message = coconet_test::message_of<RuntimeError>(
+        [&] { JitProgram(seven, target).run_threads(8, make_inputs(seven, 8, 1), 5.0); });
+    CHECK_THAT(message, Catch::Matchers::Contains("which leaves rank 7 none"));
 
     // A few tokens by a large weight: too few register tiles to fill a GPU,
     // so a MatMul too (test_pass_default_schedule).
