@@ -31,7 +31,11 @@
 #                                         --ranks 2) under Nsight Systems (nsys;
 #                                         else Nsight Compute, ncu), three timed
 #                                         calls a schedule; each kernel's launches
-#                                         and time go to the log
+#                                         and time go to the log. With KERNEL=regex
+#                                         (KERNEL=partial), Nsight Compute then
+#                                         details the first launch of a kernel
+#                                         whose name matches: throughput, memory
+#                                         and L1 traffic, occupancy
 #
 # The GPU machine needs the NVIDIA driver, CUDA 13's runtime, NCCL and (for the
 # baselines) PyTorch; it needs no compiler, Halide or Open MPI, and nothing is
@@ -74,7 +78,7 @@ usage() {
     echo "       $0 run [OUT_DIR]   (the log goes to OUT_DIR/gpu.log; default: \$OUT, else /tmp)" >&2
     echo "       $0 bench [OUT_DIR] [--workloads a,b] [--ranks 1,2,4] [--sizes smoke|full]" >&2
     echo "           (results and OUT_DIR/gpu_bench.md there too; BUDGET_S seconds a side)" >&2
-    echo "       $0 profile [OUT_DIR] [the same options]" >&2
+    echo "       $0 profile [OUT_DIR] [the same options]   (KERNEL=regex: one launch in detail)" >&2
     exit 2
 }
 mode=${1:-}
@@ -138,6 +142,12 @@ if [ "$mode" = profile ]; then
         step 120 nsys stats --report cuda_gpu_kern_sum,cuda_api_sum "$out_dir/profile.nsys-rep"
     else
         step $((budget + 70)) ncu --print-summary per-kernel --section SpeedOfLight "${bench[@]}"
+    fi
+    if [ -n "${KERNEL:-}" ]; then
+        step $((budget + 70)) ncu --kernel-name "regex:$KERNEL" --launch-count 1 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+            "${bench[@]}"
     fi
     echo "$failed step(s) failed"
     exit $((failed > 0))
