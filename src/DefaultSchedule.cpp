@@ -21,9 +21,9 @@ constexpr int tile_rows = 16;
 constexpr int gpu_tile_x = 4, gpu_tile_y = 8, gpu_block_x = 16, gpu_block_y = 8;
 
 // On a GPU, a thread per register tile leaves most of the GPU idle where the
-// tiles are fewer than gpu_min_tiles; along a contraction of gpu_long_contraction
-// or more (a batch of a few tokens by a large weight), the GPU pass then fills
-// it better, adding each element's sum in parts (GpuSchedule.h).
+// tiles are fewer than gpu_min_tiles; along a contraction of
+// gpu_long_contraction or more (a few tokens by a large weight), the GPU pass
+// fills it better, adding each element's sum in parts (GpuSchedule.h).
 constexpr int64_t gpu_min_tiles = 8192, gpu_long_contraction = 512;
 
 // Outputs up to this many bytes stay in L1 while a reduction sweeps them:

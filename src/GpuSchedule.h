@@ -21,17 +21,16 @@ namespace coconet {
 // variable in parts first (a norm). So does a reduction into few elements
 // (`elements`, estimated, the box's: a GEMV's rows) along a long innermost
 // reduction variable: its parts are a kernel of their own, filling the GPU,
-// and f adds them (that order of addition is not the reference's). Returns
-// "" when scheduled; otherwise
-// leaves f alone and says why it stays on the host: a scalar that
-// why_scalar_on_host names, an extern stage, Halide directives of the user's
-// (or of register tiles), an update that writes other than at its pure
-// variables, or a value or index that calls a host function (the runtime's
-// coconet_rank / coconet_size, any extern), also through the Funcs inlined
-// into it. Reduction bounds may call them: Halide computes loop bounds on
-// the host and passes them to the kernel (a rank's slice of a sliced
-// contraction).
-// `parts_of_rows`, where given, is set to the number of parts of those.
+// and f adds them (that order of addition is not the reference's);
+// `parts_of_rows`, where given, is set to their number. Returns "" when
+// scheduled; otherwise leaves f alone and says why it stays on the host: a
+// scalar that why_scalar_on_host names, an extern stage, Halide directives
+// of the user's (or of register tiles), an update that writes other than at
+// its pure variables, or a value or index that calls a host function (the
+// runtime's coconet_rank / coconet_size, any extern), also through the Funcs
+// inlined into it. Reduction bounds may call them: Halide computes loop
+// bounds on the host and passes them to the kernel (a rank's slice of a
+// sliced contraction).
 std::string gpu_tile_func(Halide::Func f, const Halide::Expr &when = Halide::Expr(),
                           int64_t elements = -1, int *parts_of_rows = nullptr);
 

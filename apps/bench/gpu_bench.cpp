@@ -35,10 +35,10 @@
 // The last call's outputs are checked against the reference (relative to the
 // largest output magnitude: 1e-5 on CUDA, which contracts a * b + c, as
 // test_device allows; on OpenCL exact but where the device's exp or the order
-// of addition of a norm or of a few rows added in parts differ). The reference runs every Func
-// serially on the host, so the MatMul workloads above 1e9 multiply-adds (the full sizes' blocks)
-// are checked against their unscheduled schedule's output instead (the record's "check" says
-// which).
+// of addition of a norm or of a few rows added in parts differ). The
+// reference runs every Func serially on the host, so the MatMul workloads
+// above 1e9 multiply-adds (the full sizes' blocks) are checked against their
+// unscheduled schedule's output instead (the record's "check" says which).
 //
 // n is the parameters (optimizers, norm), hidden x tokens (blocks: size
 // "HxT"), or the output's elements (embedding, expert GEMM) and the weight's
