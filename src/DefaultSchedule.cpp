@@ -158,10 +158,8 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         const bool gpu = target.has_gpu_feature();
         const int rows = gpu ? gpu_tile_x : tile_rows,
                   cols = gpu ? gpu_tile_y : register_tile_columns(target);
-        // On a GPU, a value of a group of world.split stays on the host
-        // (GpuSchedule.h).
         if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&
-            (!gpu || (a.of(c).layout.group.is_world() && !too_few_gpu_tiles(fn, extents)))) {
+            (!gpu || !too_few_gpu_tiles(fn, extents))) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], rows, cols};
             const std::string tiles = std::to_string(rows) + " x " + std::to_string(cols) +
                                       " along (" + fn.args()[0] + ", " + fn.args()[1] + ")";

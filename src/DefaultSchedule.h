@@ -16,7 +16,7 @@
 //     steps of 8 inside it, so that the partial sums stay in a register for
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
-// On a GPU target, a MatMul-like reduction of the world gets register tiles
+// On a GPU target, a MatMul-like reduction gets register tiles
 // of 4 x 8, one per GPU thread, computed whole at the box's edge from
 // operands read at clamped indices (on GPU loops only where the rank's box is
 // non-empty), unless its tiles are too few to fill a GPU along a long
@@ -59,7 +59,7 @@ using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
 
 // The default for every Func a Halide segment computes that carries no
 // schedule of the user's, for `target`: on a GPU target, the register tiles
-// of MatMuls of the world (the GPU pass schedules the rest).
+// of MatMuls (the GPU pass schedules the rest).
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
                                           const Halide::Target &target);
 

@@ -314,6 +314,10 @@ ExprRange rank_box_range(const FuncInfo &info, int d, const Halide::Expr &rank,
     if (info.layout.kind == LayoutKind::Sliced && info.layout.dim == d) {
         return rank_slice(info.layout.group, info.extents[d], rank, size);
     }
+    if (!info.layout.group.is_world()) {
+        const Halide::Expr member = group_ranks(info.layout.group, rank, size).member;
+        return ExprRange{0, Halide::select(member, info.extents[d], 0)};
+    }
     return ExprRange{0, info.extents[d]};
 }
 
@@ -473,6 +477,53 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
     return placement;
 }
 
+namespace {
+
+// A value of a group of world.split has an empty box on the other groups'
+// ranks, where Halide would still allocate a buffer that both host and device
+// touch, before testing the condition, and its GPU runtimes abort on an empty
+// one. Each root Func of such a value that the segment allocates (not its
+// outputs, which the executor gives) is stored there in a stand-in of one
+// element that nothing computes, and on the group's ranks in the value's
+// extents (whatever region its readers need of it); a collective's result
+// that a kernel reads is read through a copy on the host stored so (the
+// collective itself writes exactly the region asked).
+void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipeline &spmd,
+                    const GpuPlacement &placement) {
+    std::set<std::string> outputs;
+    for (const Func &f : h.pipeline.outputs()) {
+        outputs.insert(f.name());
+    }
+    for (const auto &[name, fn] : pipeline_functions(h.pipeline)) {
+        const std::string plain = plain_name(name);
+        const DFuncContents *value = nullptr;
+        for (const DFunc &df : a.order) {
+            value = df.get_contents()->name == plain ? df.get_contents().get() : value;
+        }
+        if (!value || a.of(value).layout.group.is_world() || !compute_level(fn).is_root() ||
+            outputs.count(name)) {
+            continue;
+        }
+        Func stored(fn);
+        if (fn.has_extern_definition()) {
+            if (std::find(placement.reads.begin(), placement.reads.end(), plain) ==
+                placement.reads.end()) {
+                continue;
+            }
+            stored = stored.in();
+            stored.compute_root();
+        }
+        const FuncInfo &info = a.of(value);
+        const Halide::Expr member = group_ranks(info.layout.group, spmd.rank, spmd.size).member;
+        for (int d = 0; d < fn.dimensions(); d++) {
+            stored.bound_storage(stored.args()[d],
+                                 Halide::max(Halide::select(member, info.extents[d], 0), 1));
+        }
+    }
+}
+
+} // namespace
+
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd) {
     GpuPlacement placement = schedule_for_gpu(h.pipeline, [&](const std::string &name) {
@@ -480,11 +531,6 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
             const FuncInfo &info = a.of(df);
             if (df.get_contents()->name != name) {
                 continue;
-            }
-            if (!info.layout.group.is_world()) {
-                return GpuCondition{Halide::Expr(), "on a group of world.split(" +
-                                                        std::to_string(info.layout.group.nsplit) +
-                                                        "): empty on the other groups' ranks"};
             }
             int64_t elements = 1;
             for (int d = 0; d < (int)info.extents.size() && elements >= 0; d++) {
@@ -496,6 +542,7 @@ GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
         }
         return GpuCondition{Halide::Expr(), "not a value of the program"};
     });
+    give_stand_ins(h, a, spmd, placement);
     // The segment's parameters by the values they hold.
     for (std::string &r : placement.reads) {
         for (size_t i = 0; i < h.params.size(); i++) {

@@ -45,9 +45,9 @@ void gpu_blocks_beyond_two(Halide::Stage s, const std::vector<Halide::Var> &args
 // reduction variable or update.
 std::string why_scalar_on_host(const Halide::Internal::Function &fn);
 
-// The calling rank's range of a value along dimension d in global indices,
-// and whether its box is non-empty (rank and size as the segments compute
-// them).
+// The calling rank's range of a value along dimension d in global indices
+// (empty outside the value's group), and whether its box is non-empty (rank
+// and size as the segments compute them).
 ExprRange rank_box_range(const FuncInfo &info, int d, const Halide::Expr &rank,
                          const Halide::Expr &size);
 Halide::Expr rank_box_nonempty(const FuncInfo &info, const Halide::Expr &rank,
@@ -90,11 +90,12 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
 
 // schedule_for_gpu on a segment of the lowered program, each Func under the
 // condition that the calling rank's box of it is non-empty (its slice, from
-// the segment's rank and size). Funcs on a group of world.split stay on the
-// host: on the other groups' ranks their box is empty, and Halide allocates
-// a buffer read on the host and written on the device on both before the
-// condition is tested, which its GPU runtimes refuse for an empty buffer
-// (they abort). AOT and JIT compile through it.
+// the segment's rank and size; outside the group of a value on a group of
+// world.split, empty). On the other groups' ranks, Halide still allocates a
+// buffer that host and device touch, before the condition is tested, and its
+// GPU runtimes abort on an empty one: such values are stored there in
+// stand-ins of one element (a collective's result that a kernel reads,
+// through a copy on the host stored so). AOT and JIT compile through it.
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd);
 

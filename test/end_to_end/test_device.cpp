@@ -137,6 +137,23 @@ TEST_CASE("megatron_mlp on the device", "[device][megatron]") {
 
 TEST_CASE("two_stage_pipeline on the device", "[device][pipeline]") {
     check_app_on_device("two_stage_pipeline");
+    // Each stage's Funcs are kernels on its group's ranks (stand-ins of one
+    // element on the other group's: GpuSchedule.h), its MatMul in register
+    // tiles at sizes no tile divides.
+    apps::PipelineConfig c;
+    c.gpu = true;
+    c.hidden = 37;
+    c.batch = 11;
+    for (apps::Schedule s : schedules) {
+        INFO(apps::to_string(s));
+        c.schedule = s;
+        const Program p = apps::two_stage_pipeline(c);
+        const std::string plan = JitProgram(p, target).plan(2);
+        CHECK_THAT(plan, !Catch::Matchers::Contains("on the host:"));
+        CHECK_THAT(plan, Catch::Matchers::Contains("p0: a GPU thread per register tile of 4 x 8"));
+        CHECK_THAT(plan, Catch::Matchers::Contains("p1: a GPU thread per register tile of 4 x 8"));
+        check_matches_reference(p, ranks, within(0.0), 2, make_inputs, device_options);
+    }
 }
 
 TEST_CASE("sgd_clip on the device", "[device][sgd_clip]") {

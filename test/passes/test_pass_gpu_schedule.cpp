@@ -17,6 +17,7 @@ using Halide::Expr;
 using Halide::Func;
 using Halide::RDom;
 using Halide::Var;
+using Halide::Internal::Function;
 
 namespace {
 
@@ -379,8 +380,7 @@ TEST_CASE("schedule_for_gpu: the placement and its text", "[passes][gpu]") {
     CHECK(q.host[0].second == "why");
 }
 
-TEST_CASE("schedule_segment_for_gpu: slices under their condition, groups on the host",
-          "[passes][gpu]") {
+TEST_CASE("schedule_segment_for_gpu: slices and groups under their condition", "[passes][gpu]") {
     // Megatron's MatMuls are slices and Local sums of the world: kernels.
     apps::MlpConfig mlp;
     mlp.gpu = true;
@@ -395,19 +395,43 @@ TEST_CASE("schedule_segment_for_gpu: slices under their condition, groups on the
     CHECK(std::count(gpu.begin(), gpu.end(), "hidden") == 1);
     CHECK(std::count(gpu.begin(), gpu.end(), "partial") == 1);
 
-    // The pipeline's stages live on groups of world.split(2).
+    // The pipeline's stages live on groups of world.split(2): kernels where
+    // the rank is in the group. On the other groups' ranks, the buffers the
+    // segment allocates for them are stand-ins of one element (Halide's GPU
+    // runtimes abort on an empty one), and a collective's result that a
+    // kernel reads is read through a copy stored so; outputs are the
+    // executor's.
     apps::PipelineConfig pipe;
     pipe.gpu = true;
     LoweredProgram p = lower(apps::two_stage_pipeline(pipe));
-    std::map<std::string, std::string> host;
+    gpu.clear();
+    std::map<std::string, Function> funcs;
     for (SpmdSegment &seg : p.spmd.segments) {
         if (seg.halide.pipeline.defined()) {
             const GpuPlacement g = schedule_segment_for_gpu(seg.halide, p.analysis, p.spmd);
-            CHECK(g.gpu.empty());
-            host.insert(g.host.begin(), g.host.end());
+            CHECK(g.host.empty());
+            gpu.insert(gpu.end(), g.gpu.begin(), g.gpu.end());
+            const std::map<std::string, Function> more = pipeline_functions(seg.halide.pipeline);
+            funcs.insert(more.begin(), more.end());
         }
     }
-    CHECK(host.at("p0") == "on a group of world.split(2): empty on the other groups' ranks");
+    for (const char *f : {"p0", "a0", "p1", "y"}) {
+        CHECK(std::count(gpu.begin(), gpu.end(), f) == 1);
+    }
+    std::map<std::string, bool> stand_in;
+    for (const auto &[name, fn] : funcs) {
+        bool bounded = fn.dimensions() > 0;
+        for (const Halide::Internal::StorageDim &d : fn.schedule().storage_dims()) {
+            bounded = bounded && d.bound.defined();
+        }
+        stand_in[plain_name(name) + (name.find("wrapper") != std::string::npos ? " copy" : "")] =
+            bounded;
+    }
+    CHECK(stand_in.at("p0"));
+    CHECK(stand_in.at("a0"));
+    CHECK(stand_in.at("s0 copy"));
+    CHECK_FALSE(stand_in.at("s0")); // the collective's own result: the rank's box
+    CHECK_FALSE(stand_in.at("y"));  // an output
 }
 
 TEST_CASE("schedule_for_gpu: readers of extern stages are kernels, returned or not",

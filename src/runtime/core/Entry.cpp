@@ -92,6 +92,22 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
     if (!in || !out) {
         return invalid(comm, o, "missing input or output buffer");
     }
+    // A rank outside the result's group may be handed a stand-in of one
+    // element, which it leaves alone: GPU schedules give a value of a group
+    // of world.split one on the other groups' ranks, since Halide's GPU
+    // runtimes abort on an empty device allocation (GpuSchedule.h).
+    halide_buffer_t none;
+    halide_dimension_t none_dims[COCONET_STAGE_DIMS];
+    if ((out->host || out->device) && !o.dst.has(comm->rank) && out->dimensions > 0 &&
+        out->dimensions <= COCONET_STAGE_DIMS && coconet_rt::box_of(out).count() == 1) {
+        none = *out;
+        std::copy(out->dim, out->dim + out->dimensions, none_dims);
+        for (int i = 0; i < out->dimensions; i++) {
+            none_dims[i].extent = 0;
+        }
+        none.dim = none_dims;
+        out = &none;
+    }
     o.set_chunk(out);
     problem = o.check_args();
     if (!problem.empty()) {

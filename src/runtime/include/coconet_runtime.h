@@ -192,7 +192,10 @@ int32_t coconet_size(void *user_context);
 // Coordinates are global: buffer mins are global indices. `in` and `out` have
 // `dims` dimensions and `extents` are the value's global extents. The group is
 // group `group` of world.split(nsplit) (nsplit = 1: the world). Ranks outside
-// the group (and, for SEND_RECV, outside both groups) do nothing. A field a
+// the group (and, for SEND_RECV, outside both groups) do nothing; a rank
+// outside the result's group may pass an `out` of one element (a stand-in:
+// GPU schedules give one where Halide's GPU runtimes refuse an empty device
+// allocation), which it leaves alone. A field a
 // kind does not list is ignored (keep coconet_collective_desc_init's default).
 //   ALL_REDUCE(op):          in full box (Local) -> out[x] = op over group ranks,
 //                            in rank order.
