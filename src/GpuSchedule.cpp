@@ -479,6 +479,17 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
 
 namespace {
 
+// The value of the program a segment's Func computes (by its plain name), or
+// nullptr.
+const DFuncContents *value_named(const Analysis &a, const std::string &name) {
+    for (const DFunc &df : a.order) {
+        if (df.get_contents()->name == name) {
+            return df.get_contents().get();
+        }
+    }
+    return nullptr;
+}
+
 // A value of a group of world.split has an empty box on the other groups'
 // ranks, where Halide would still allocate a buffer that both host and device
 // touch, before testing the condition, and its GPU runtimes abort on an empty
@@ -496,10 +507,7 @@ void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipelin
     }
     for (const auto &[name, fn] : pipeline_functions(h.pipeline)) {
         const std::string plain = plain_name(name);
-        const DFuncContents *value = nullptr;
-        for (const DFunc &df : a.order) {
-            value = df.get_contents()->name == plain ? df.get_contents().get() : value;
-        }
+        const DFuncContents *value = value_named(a, plain);
         if (!value || a.of(value).layout.group.is_world() || !compute_level(fn).is_root() ||
             outputs.count(name)) {
             continue;
@@ -527,20 +535,18 @@ void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipelin
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd) {
     GpuPlacement placement = schedule_for_gpu(h.pipeline, [&](const std::string &name) {
-        for (const DFunc &df : a.order) {
-            const FuncInfo &info = a.of(df);
-            if (df.get_contents()->name != name) {
-                continue;
-            }
-            int64_t elements = 1;
-            for (int d = 0; d < (int)info.extents.size() && elements >= 0; d++) {
-                const ExprRange r = rank_box_range(info, d, spmd.rank, spmd.size);
-                const int64_t n = estimate_on_rank_zero(r.end - r.begin);
-                elements = n < 0 ? -1 : elements * n;
-            }
-            return GpuCondition{rank_box_nonempty(info, spmd.rank, spmd.size), "", elements};
+        const DFuncContents *value = value_named(a, name);
+        if (!value) {
+            return GpuCondition{Halide::Expr(), "not a value of the program"};
         }
-        return GpuCondition{Halide::Expr(), "not a value of the program"};
+        const FuncInfo &info = a.of(value);
+        int64_t elements = 1;
+        for (int d = 0; d < (int)info.extents.size() && elements >= 0; d++) {
+            const ExprRange r = rank_box_range(info, d, spmd.rank, spmd.size);
+            const int64_t n = estimate_on_rank_zero(r.end - r.begin);
+            elements = n < 0 ? -1 : elements * n;
+        }
+        return GpuCondition{rank_box_nonempty(info, spmd.rank, spmd.size), "", elements};
     });
     give_stand_ins(h, a, spmd, placement);
     // The segment's parameters by the values they hold.
