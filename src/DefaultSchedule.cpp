@@ -1,6 +1,7 @@
 #include "DefaultSchedule.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "Rebuild.h"
@@ -133,7 +134,93 @@ bool long_innermost_rvar(const Definition &u) {
     return extent && *extent >= 2 * DefaultSchedule::unroll;
 }
 
+// The plain name of a device's BLAS, for the plan.
+std::string blas_name(Halide::DeviceAPI api) {
+    return api == Halide::DeviceAPI::CUDA ? "cuBLAS" : "CLBlast";
+}
+
+// Whether e is a call of a Func or buffer of float32 at two plain variables.
+const Call *plain_call(const Halide::Expr &e) {
+    const Call *c = e.as<Call>();
+    if (!c || (c->call_type != Call::Halide && c->call_type != Call::Image) ||
+        c->type != Halide::Float(32) || c->args.size() != 2 || c->value_index != 0) {
+        return nullptr;
+    }
+    for (const Halide::Expr &a : c->args) {
+        if (!a.as<Variable>()) {
+            return nullptr;
+        }
+    }
+    return c;
+}
+
+// The index of the argument of c that is variable `name`, or -1.
+int argument_named(const Call *c, const std::string &name) {
+    for (int i = 0; i < (int)c->args.size(); i++) {
+        if (c->args[i].as<Variable>()->name == name) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 } // namespace
+
+std::optional<GemmForm> gemm_form(const Function &fn) {
+    if (fn.dimensions() != 2 || fn.outputs() != 1 || fn.has_extern_definition() ||
+        fn.output_types()[0] != Halide::Float(32) || fn.updates().size() != 1 ||
+        !is_const_zero(fn.definition().values()[0])) {
+        return std::nullopt;
+    }
+    const Definition &u = fn.updates()[0];
+    const std::vector<ReductionVariable> &rvars = u.schedule().rvars();
+    if (!writes_at_pure_vars(fn, u) || rvars.size() != 1 || !is_const_one(u.predicate())) {
+        return std::nullopt;
+    }
+    const Add *add = u.values()[0].as<Add>();
+    if (!add) {
+        return std::nullopt;
+    }
+    const Call *self = add->a.as<Call>();
+    const Mul *product = add->b.as<Mul>();
+    if (!self || !self->func.same_as(fn.get_contents())) {
+        self = add->b.as<Call>();
+        product = add->a.as<Mul>();
+    }
+    if (!self || !self->func.same_as(fn.get_contents()) || !product ||
+        argument_named(self, fn.args()[0]) != 0 || argument_named(self, fn.args()[1]) != 1) {
+        return std::nullopt;
+    }
+    GemmForm form;
+    const std::string &x = fn.args()[0], &y = fn.args()[1], &r = rvars[0].var;
+    for (const Halide::Expr &side : {product->a, product->b}) {
+        const Call *c = plain_call(side);
+        if (!c || argument_named(c, r) < 0) {
+            return std::nullopt;
+        }
+        const int at_x = argument_named(c, x), at_y = argument_named(c, y);
+        if (at_x >= 0 && !form.a) {
+            form.a = c;
+            form.a_x_dim = at_x;
+        } else if (at_y >= 0 && !form.b) {
+            form.b = c;
+            form.b_y_dim = at_y;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return form;
+}
+
+Halide::DeviceAPI library_gemm_api(const Halide::Target &t) {
+    const Halide::DeviceAPI api = t.get_required_device_api();
+    const char *env = std::getenv("COCONET_GPU_MATMUL");
+    const std::string mode = env ? env : "";
+    if (mode == "kernels" || (api != Halide::DeviceAPI::CUDA && api != Halide::DeviceAPI::OpenCL)) {
+        return Halide::DeviceAPI::None;
+    }
+    return mode == "library" || api == Halide::DeviceAPI::CUDA ? api : Halide::DeviceAPI::None;
+}
 
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
                                           const Halide::Target &target) {
@@ -156,6 +243,14 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         }
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
+        s.library_gemm = gpu && a.of(c).layout.group.is_world() && gemm_form(fn)
+                             ? library_gemm_api(target)
+                             : Halide::DeviceAPI::None;
+        if (s.library_gemm != Halide::DeviceAPI::None) {
+            s.why = "one call of " + blas_name(s.library_gemm) + "'s sgemm, a MatMul";
+            d.emplace(c, s);
+            continue;
+        }
         const int rows = gpu ? gpu_tile_x : tile_rows,
                   cols = gpu ? gpu_tile_y : register_tile_columns(target);
         if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&

@@ -16,7 +16,9 @@
 //     steps of 8 inside it, so that the partial sums stay in a register for
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
-// On a GPU target, a MatMul-like reduction gets register tiles
+// On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
+// form is a plain product (gemm_form) is one call of it, outside a group of
+// world.split; another MatMul-like reduction gets register tiles
 // of 4 x 8, one per GPU thread, computed whole at the box's edge from
 // operands read at clamped indices (on GPU loops only where the rank's box is
 // non-empty), unless its tiles are too few to fill a GPU along a long
@@ -36,7 +38,24 @@
 
 namespace coconet {
 
+// A MatMul that BLAS computes as it is: f(x, y) = 0 and one update f(x, y) +=
+// a(..) * b(..) of float32, over one reduction variable r without a
+// predicate, where a's two arguments are x and r and b's are r and y, each
+// plain (in either order: dimension a_x_dim of a is x, b_y_dim of b is y).
+struct GemmForm {
+    const Halide::Internal::Call *a = nullptr, *b = nullptr;
+    int a_x_dim = 0, b_y_dim = 0;
+};
+std::optional<GemmForm> gemm_form(const Halide::Internal::Function &fn);
+
+// The device whose BLAS computes the MatMuls of GPU target t
+// (COCONET_GPU_MATMUL=library: CUDA's or OpenCL's; =kernels: none; unset: on
+// CUDA only, as OpenCL has no BLAS everywhere), or DeviceAPI::None.
+Halide::DeviceAPI library_gemm_api(const Halide::Target &t);
+
 struct DefaultSchedule {
+    // A MatMul of gemm_form: one call of this device's BLAS (coconet_gemm).
+    Halide::DeviceAPI library_gemm = Halide::DeviceAPI::None;
     // A MatMul-like reduction: these tiles; on a GPU target, each a GPU
     // thread's, in blocks of gpu_block threads (along x, along y).
     std::optional<DFuncContents::RegisterTile> tile;

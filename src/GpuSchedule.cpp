@@ -436,6 +436,19 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
             continue;
         }
         const std::string plain = plain_name(name);
+        if (fn.has_extern_definition() && fn.extern_function_name() == "coconet_gemm") {
+            placement.library.push_back(plain);
+            for (const Halide::ExternFuncArgument &arg : fn.extern_arguments()) {
+                const std::string read = arg.is_func()          ? plain_name(Function(arg.func).name())
+                                         : arg.is_image_param() ? arg.image_param.name()
+                                                                : "";
+                if (!read.empty() && std::find(placement.reads.begin(), placement.reads.end(),
+                                               read) == placement.reads.end()) {
+                    placement.reads.push_back(read);
+                }
+            }
+            continue;
+        }
         const GpuCondition c = nonempty(plain);
         const bool on_gpu = has_gpu_loops(fn);
         int parts = 1;
@@ -571,12 +584,24 @@ std::string placement_text(const GpuPlacement &placement) {
     for (const auto &[name, why] : placement.host) {
         host.push_back(name + " (" + why + ")");
     }
-    if (placement.gpu.empty() && host.empty()) {
+    std::vector<std::string> parts;
+    if (!gpu.empty()) {
+        parts.push_back("GPU kernels for " + join(gpu));
+    }
+    if (!placement.library.empty()) {
+        parts.push_back("the device's BLAS for " + join(placement.library));
+    }
+    if (!host.empty()) {
+        parts.push_back("on the host: " + join(host));
+    }
+    if (parts.empty()) {
         return "no computation";
     }
-    return (placement.gpu.empty() ? "" : "GPU kernels for " + join(gpu)) +
-           (placement.gpu.empty() || host.empty() ? "" : "; ") +
-           (host.empty() ? "" : "on the host: " + join(host));
+    std::string text = parts[0];
+    for (size_t i = 1; i < parts.size(); i++) {
+        text += "; " + parts[i];
+    }
+    return text;
 }
 
 std::string device_collectives_text(const Analysis &a, const SpmdPipeline &spmd) {

@@ -81,6 +81,9 @@ struct GpuPlacement {
     std::vector<std::string> reads;
     // The Funcs among `gpu` whose rows are added in parts, and how many.
     std::map<std::string, int> row_parts;
+    // MatMuls that the device's BLAS computes (extern stages of coconet_gemm:
+    // DefaultSchedule.h); what they read is among `reads`.
+    std::vector<std::string> library;
 };
 
 // Gives every compute_root Func of p that the user did not schedule a GPU

@@ -41,6 +41,13 @@ int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int3
     return coconet_collective(comm_of(uc), name, desc, e0, e1, e2, e3, in, out);
 }
 
+int jit_gemm(void *uc, const char *name, const halide_device_interface_t *device,
+             int32_t device_api, int32_t k_min, int32_t k_extent, int32_t a_x_dim, int32_t b_y_dim,
+             halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+    return coconet_gemm(comm_of(uc), name, device, device_api, k_min, k_extent, a_x_dim, b_y_dim,
+                        a, b, out);
+}
+
 // Device calls on a JIT program's buffers take a JIT user context (Halide's
 // JIT runtime reads its handlers from it), which collects Halide's message.
 int jit_with_device_context(coconet_comm *comm, coconet_device_fn fn, void *arg) {
@@ -226,6 +233,7 @@ JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
                     {"coconet_rank", Halide::JITExtern(jit_rank)},
                     {"coconet_size", Halide::JITExtern(jit_size)},
                     {"coconet_collective", Halide::JITExtern(jit_collective)},
+                    {"coconet_gemm", Halide::JITExtern(jit_gemm)},
                 });
             }
             functions_[f.name] = Function::compile(f, options.target);

@@ -292,7 +292,7 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                                    x);
                 };
                 auto d = defaults.find(f);
-                funcs[f] = rebuild_scheduled(*f, analysis.of(f), callee, out.rank, out.size,
+                funcs[f] = rebuild_scheduled(*f, analysis.of(f), callee, out.rank, out.size, uc,
                                              d == defaults.end() ? nullptr : &d->second);
             }
             // Unscheduled: every distributed Func is materialized on its own.

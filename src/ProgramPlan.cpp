@@ -185,7 +185,8 @@ void mark_device_values(ProgramPlan &plan, const GpuPlacement &where) {
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     for (ProgramValue &v : plan.values) {
-        v.device = v.device || listed(where.gpu, v.name) || listed(where.reads, v.name);
+        v.device = v.device || listed(where.gpu, v.name) || listed(where.library, v.name) ||
+                   listed(where.reads, v.name);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "Error.h"
 #include "GpuSchedule.h"
 #include "Partition.h"
+#include "coconet_runtime.h"
 
 namespace coconet {
 
@@ -227,6 +228,55 @@ void clamp_to_box(Function fn, const std::map<std::string, std::pair<Expr, Expr>
     }
 }
 
+// An operand of a MatMul given to a device's BLAS, as its extern stage takes
+// it: an input buffer's parameter itself (the Func that wraps it would be
+// realized into a copy), otherwise the Func that computes it.
+Halide::ExternFuncArgument gemm_operand(const Call *c) {
+    const Call *image = c->call_type == Call::Image ? c : nullptr;
+    const Function fn(c->func);
+    if (!image && fn.updates().empty() && !fn.has_extern_definition()) {
+        // ImageParam's Func: f(_0, _1) = the parameter at (_0, _1).
+        const Call *wrapped = fn.definition().values()[0].as<Call>();
+        bool plain = wrapped && wrapped->call_type == Call::Image;
+        for (size_t i = 0; plain && i < wrapped->args.size(); i++) {
+            const Variable *v = wrapped->args[i].as<Variable>();
+            plain = v && v->name == fn.args()[i];
+        }
+        image = plain ? wrapped : nullptr;
+    }
+    if (image && image->param.defined()) {
+        return Halide::ExternFuncArgument(image->param);
+    }
+    return Halide::ExternFuncArgument(c->func);
+}
+
+// f as one extern stage, coconet_gemm, that `api`'s BLAS runs: its operands
+// and the rank's range of its contraction come from its rebuilt definitions.
+Halide::Func rebuild_as_gemm(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
+                             Expr rank, Expr world_size, Expr user_context,
+                             Halide::DeviceAPI api) {
+    const Halide::Func product =
+        rebuild_compute(f, info, callee, rank, world_size, f.name + "_product");
+    const Function fn = product.function();
+    const std::optional<GemmForm> form = gemm_form(fn);
+    coconet_internal_assert(form) << f.name << " lost its MatMul form in the rebuild";
+    const ReductionVariable &r = fn.updates()[0].schedule().rvars()[0];
+    const int device = api == Halide::DeviceAPI::CUDA ? COCONET_DEVICE_CUDA : COCONET_DEVICE_OPENCL;
+    std::vector<Halide::ExternFuncArgument> args;
+    for (const Expr &e : {user_context, Expr(StringImm::make(f.name)),
+                          make_device_interface_call(api), Expr(device),
+                          r.min, r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
+        args.emplace_back(e);
+    }
+    args.push_back(gemm_operand(form->a));
+    args.push_back(gemm_operand(form->b));
+    Halide::Func out(f.name);
+    out.define_extern("coconet_gemm", args, Halide::Float(32),
+                      {Halide::Var(fn.args()[0]), Halide::Var(fn.args()[1])},
+                      Halide::NameMangling::C, api);
+    return out;
+}
+
 } // namespace
 
 bool has_stage_directives(const Function &fn) {
@@ -264,11 +314,16 @@ bool writes_at_pure_vars(const Function &fn, const Definition &u) {
 
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                const CalleeMap &callee, Expr rank, Expr world_size,
-                               const DefaultSchedule *default_schedule) {
+                               Expr user_context, const DefaultSchedule *default_schedule) {
     const DFuncContents::RegisterTile *tile = f.register_tile ? &*f.register_tile
                                               : default_schedule && default_schedule->tile
                                                   ? &*default_schedule->tile
                                                   : nullptr;
+    if (!f.register_tile && default_schedule &&
+        default_schedule->library_gemm != Halide::DeviceAPI::None) {
+        return rebuild_as_gemm(f, info, callee, rank, world_size, user_context,
+                               default_schedule->library_gemm);
+    }
     if (!tile) {
         Halide::Func out = rebuild_compute(f, info, callee, rank, world_size);
         if (default_schedule) {

@@ -46,11 +46,13 @@ struct DefaultSchedule;
 // f's Func as a lowering computes it: rebuild_compute, or, where f asks to
 // accumulate_in_registers (or its default schedule, when given, has tiles),
 // a Func named like f that copies a staging Func <name>_acc (f's rebuilt
-// definitions) computed at each of its tiles; or with its default's vectors.
-// Refuses Halide directives on f's definitions with tiles (they would fight
-// them).
+// definitions) computed at each of its tiles; or with its default's vectors;
+// or, where its default gives it to a device's BLAS, an extern stage of
+// coconet_gemm taking `user_context` (the segment's one). Refuses Halide
+// directives on f's definitions with tiles (they would fight them).
 Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                const CalleeMap &callee, Halide::Expr rank, Halide::Expr world_size,
+                               Halide::Expr user_context,
                                const DefaultSchedule *default_schedule = nullptr);
 
 } // namespace coconet

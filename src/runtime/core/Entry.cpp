@@ -1,7 +1,8 @@
 // The entry points that lowered Halide pipelines call as extern stages:
 // coconet_rank, coconet_size and coconet_collective (the descriptor's version,
 // bounds queries, argument checks, dispatch to the communicator's backend, op
-// counters), and coconet_collective_call, the same for C callers.
+// counters), coconet_collective_call, the same for C callers, and
+// coconet_gemm (device/DeviceGemm.h).
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 #include "core/Fault.h"
 #include "device/Device.h"
 #include "device/DeviceCollective.h"
+#include "device/DeviceGemm.h"
 
 namespace {
 
@@ -170,6 +172,18 @@ int coconet_collective(void *user_context, const char *name, const halide_buffer
     return run_collective(static_cast<coconet_comm *>(user_context), name,
                           bytes ? desc->host : nullptr, bytes ? desc->dim[0].extent : 0, extents,
                           in, out);
+}
+
+int coconet_gemm(void *user_context, const char *name, const halide_device_interface_t *device,
+                 int32_t device_api, int32_t k_min, int32_t k_extent, int32_t a_x_dim,
+                 int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+    if (!user_context) {
+        std::fprintf(stderr, "coconet: matmul '%s' called without a communicator\n",
+                     name ? name : "");
+        return COCONET_ERR_INVALID;
+    }
+    return coconet_rt::run_device_gemm(*static_cast<coconet_comm *>(user_context), name,
+                                       device, device_api, k_min, k_extent, a_x_dim, b_y_dim, a, b, out);
 }
 
 } // extern "C"
