@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing and configures build/ (idempotent; seconds when all is present).
 #   apt:   g++, python3-venv, Open MPI, Catch2 v2, ccache, openssh-client (mpirun wants an rsh agent),
-#          OpenBLAS (the benchmark's compute reference), PoCL + the OpenCL loader (the `device` tests)
+#          OpenBLAS (the benchmark's compute reference), PoCL + the OpenCL loader (the `device` tests),
+#          CLBlast (the device tests' MatMuls through a BLAS on OpenCL)
 #   .venv: halide==21.*, cmake>=3.28, ninja (PyPI wheels)
 #   build/: Ninja, the build type CMakeLists.txt defaults to (optimized), ccache launcher when
 #           available, Halide from .venv
@@ -20,7 +21,7 @@ die() { echo "[bootstrap] error: $*" >&2; exit 1; }
 
 # --- apt packages ------------------------------------------------------------------
 APT_PKGS=(g++ python3 python3-venv libopenmpi-dev openmpi-bin catch2 ccache openssh-client
-          libopenblas-dev pocl-opencl-icd ocl-icd-opencl-dev)
+          libopenblas-dev pocl-opencl-icd ocl-icd-opencl-dev libclblast1)
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${APT_PKGS[@]}"; do

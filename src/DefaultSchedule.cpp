@@ -1,10 +1,10 @@
 #include "DefaultSchedule.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 
 #include "Rebuild.h"
+#include "core/Env.h"
 
 namespace coconet {
 
@@ -168,8 +168,7 @@ int argument_named(const Call *c, const std::string &name) {
 
 std::optional<GemmForm> gemm_form(const Function &fn) {
     if (fn.dimensions() != 2 || fn.outputs() != 1 || fn.has_extern_definition() ||
-        fn.output_types()[0] != Halide::Float(32) || fn.updates().size() != 1 ||
-        !is_const_zero(fn.definition().values()[0])) {
+        fn.output_types()[0] != Halide::Float(32) || fn.updates().size() != 1) {
         return std::nullopt;
     }
     const Definition &u = fn.updates()[0];
@@ -192,6 +191,7 @@ std::optional<GemmForm> gemm_form(const Function &fn) {
         return std::nullopt;
     }
     GemmForm form;
+    form.zero_init = is_const_zero(fn.definition().values()[0]);
     const std::string &x = fn.args()[0], &y = fn.args()[1], &r = rvars[0].var;
     for (const Halide::Expr &side : {product->a, product->b}) {
         const Call *c = plain_call(side);
@@ -214,12 +214,16 @@ std::optional<GemmForm> gemm_form(const Function &fn) {
 
 Halide::DeviceAPI library_gemm_api(const Halide::Target &t) {
     const Halide::DeviceAPI api = t.get_required_device_api();
-    const char *env = std::getenv("COCONET_GPU_MATMUL");
-    const std::string mode = env ? env : "";
-    if (mode == "kernels" || (api != Halide::DeviceAPI::CUDA && api != Halide::DeviceAPI::OpenCL)) {
+    const std::initializer_list<const char *> modes = {"auto", "library", "kernels"};
+    if (api != Halide::DeviceAPI::CUDA && api != Halide::DeviceAPI::OpenCL) {
         return Halide::DeviceAPI::None;
     }
-    return mode == "library" || api == Halide::DeviceAPI::CUDA ? api : Halide::DeviceAPI::None;
+    if (coconet_rt::env_is("COCONET_GPU_MATMUL", modes, "library")) {
+        return api;
+    }
+    return coconet_rt::env_is("COCONET_GPU_MATMUL", modes, "auto") && api == Halide::DeviceAPI::CUDA
+               ? api
+               : Halide::DeviceAPI::None;
 }
 
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
@@ -243,11 +247,12 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         }
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
-        s.library_gemm = gpu && a.of(c).layout.group.is_world() && gemm_form(fn)
-                             ? library_gemm_api(target)
-                             : Halide::DeviceAPI::None;
+        const std::optional<GemmForm> form = gemm_form(fn);
+        s.library_gemm = gpu && a.of(c).layout.group.is_world() && form ? library_gemm_api(target)
+                                                                        : Halide::DeviceAPI::None;
         if (s.library_gemm != Halide::DeviceAPI::None) {
-            s.why = "one call of " + blas_name(s.library_gemm) + "'s sgemm, a MatMul";
+            s.why = "one call of " + blas_name(s.library_gemm) + "'s sgemm, a MatMul" +
+                    (form->zero_init ? "" : " (its initial value added after it)");
             d.emplace(c, s);
             continue;
         }

@@ -38,19 +38,22 @@
 
 namespace coconet {
 
-// A MatMul that BLAS computes as it is: f(x, y) = 0 and one update f(x, y) +=
+// A MatMul that BLAS computes: f(x, y) = init and one update f(x, y) +=
 // a(..) * b(..) of float32, over one reduction variable r without a
 // predicate, where a's two arguments are x and r and b's are r and y, each
 // plain (in either order: dimension a_x_dim of a is x, b_y_dim of b is y).
+// An init other than 0 (a bias) is added to the product after it.
 struct GemmForm {
     const Halide::Internal::Call *a = nullptr, *b = nullptr;
     int a_x_dim = 0, b_y_dim = 0;
+    bool zero_init = true;
 };
 std::optional<GemmForm> gemm_form(const Halide::Internal::Function &fn);
 
-// The device whose BLAS computes the MatMuls of GPU target t
-// (COCONET_GPU_MATMUL=library: CUDA's or OpenCL's; =kernels: none; unset: on
-// CUDA only, as OpenCL has no BLAS everywhere), or DeviceAPI::None.
+// The device whose BLAS computes the MatMuls of GPU target t, or
+// DeviceAPI::None: COCONET_GPU_MATMUL=library, CUDA's or OpenCL's;
+// =kernels, none; =auto (or unset), CUDA's only (OpenCL has no BLAS
+// everywhere).
 Halide::DeviceAPI library_gemm_api(const Halide::Target &t);
 
 struct DefaultSchedule {

@@ -61,7 +61,14 @@ private:
             const Function callee(op->func);
             if (!compute_level(callee).is_inlined() || callee.has_extern_definition()) {
                 reads.insert(plain_name(callee.name()));
-            } else if (visited_.insert(callee.name()).second) {
+                // Not the extern stage's own arguments, which Halide's visitor
+                // would visit: the host computes those before the stage.
+                for (const Halide::Expr &arg : op->args) {
+                    arg.accept(this);
+                }
+                return;
+            }
+            if (visited_.insert(callee.name()).second) {
                 visit_definition(callee.definition());
             }
         }
@@ -439,7 +446,7 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
         if (fn.has_extern_definition() && fn.extern_function_name() == "coconet_gemm") {
             placement.library.push_back(plain);
             for (const Halide::ExternFuncArgument &arg : fn.extern_arguments()) {
-                const std::string read = arg.is_func()          ? plain_name(Function(arg.func).name())
+                const std::string read = arg.is_func() ? plain_name(Function(arg.func).name())
                                          : arg.is_image_param() ? arg.image_param.name()
                                                                 : "";
                 if (!read.empty() && std::find(placement.reads.begin(), placement.reads.end(),

@@ -250,30 +250,36 @@ Halide::ExternFuncArgument gemm_operand(const Call *c) {
     return Halide::ExternFuncArgument(c->func);
 }
 
-// f as one extern stage, coconet_gemm, that `api`'s BLAS runs: its operands
-// and the rank's range of its contraction come from its rebuilt definitions.
+// f as one extern stage, coconet_gemm, that `api`'s BLAS runs (its operands
+// and the rank's range of its contraction from its rebuilt definitions); one
+// whose initial value is not 0 as that value plus the stage's product.
 Halide::Func rebuild_as_gemm(const DFuncContents &f, const FuncInfo &info, const CalleeMap &callee,
-                             Expr rank, Expr world_size, Expr user_context,
-                             Halide::DeviceAPI api) {
-    const Halide::Func product =
-        rebuild_compute(f, info, callee, rank, world_size, f.name + "_product");
-    const Function fn = product.function();
+                             Expr rank, Expr world_size, Expr user_context, Halide::DeviceAPI api) {
+    const Halide::Func definition =
+        rebuild_compute(f, info, callee, rank, world_size, f.name + "_definition");
+    const Function fn = definition.function();
     const std::optional<GemmForm> form = gemm_form(fn);
     coconet_internal_assert(form) << f.name << " lost its MatMul form in the rebuild";
     const ReductionVariable &r = fn.updates()[0].schedule().rvars()[0];
     const int device = api == Halide::DeviceAPI::CUDA ? COCONET_DEVICE_CUDA : COCONET_DEVICE_OPENCL;
     std::vector<Halide::ExternFuncArgument> args;
-    for (const Expr &e : {user_context, Expr(StringImm::make(f.name)),
-                          make_device_interface_call(api), Expr(device),
-                          r.min, r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
+    for (const Expr &e :
+         {user_context, Expr(StringImm::make(f.name)), make_device_interface_call(api),
+          Expr(device), r.min, r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
         args.emplace_back(e);
     }
     args.push_back(gemm_operand(form->a));
     args.push_back(gemm_operand(form->b));
+    const std::vector<Halide::Var> xy = {Halide::Var(fn.args()[0]), Halide::Var(fn.args()[1])};
+    Halide::Func product(form->zero_init ? f.name : f.name + "_product");
+    product.define_extern("coconet_gemm", args, Halide::Float(32), xy, Halide::NameMangling::C,
+                          api);
+    if (form->zero_init) {
+        return product;
+    }
+    product.compute_root();
     Halide::Func out(f.name);
-    out.define_extern("coconet_gemm", args, Halide::Float(32),
-                      {Halide::Var(fn.args()[0]), Halide::Var(fn.args()[1])},
-                      Halide::NameMangling::C, api);
+    out(xy) = fn.definition().values()[0] + product(xy);
     return out;
 }
 

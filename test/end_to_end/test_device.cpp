@@ -207,6 +207,7 @@ TEST_CASE("scalar collectives stay on the device unless a host scalar reads them
 
 TEST_CASE("MatMuls in GPU register tiles equal the reference, tails and slices included",
           "[device][matmul]") {
+    coconet_test::ScopedEnv kernels("COCONET_GPU_MATMUL", "kernels");
     // Sizes no tile divides: a MatMul of each rank's own operand, and the
     // Local partial sums of a contraction along a sliced dimension (each
     // rank's tiles add its slice, bounds from its rank), then all_reduced.
@@ -317,7 +318,8 @@ TEST_CASE("reductions into few elements add their rows in parts on the device", 
     CHECK_THAT(message, Catch::Matchers::Contains("which leaves rank 7 none"));
 
     // A few tokens by a large weight: too few register tiles to fill a GPU,
-    // so a MatMul too (test_pass_default_schedule).
+    // so a MatMul too (test_pass_default_schedule), where no BLAS computes it.
+    coconet_test::ScopedEnv kernels("COCONET_GPU_MATMUL", "kernels");
     DFunc wt = input("wt", Halide::Float(32), {64, 1500}, Replicated());
     DFunc tokens = input("tokens", Halide::Float(32), {1500, 7}, Sliced(1));
     Halide::Var i("i"), j("j");
@@ -656,41 +658,119 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs fused passes as NCCL does",
     }
 }
 
-TEST_CASE("calls never depend on what an earlier call left on the caller's buffers",
-          "[device][residency]") {
-    // A training loop: the same program called five times with the same
-    // host buffers, rewritten in place between calls.
-    for (apps::Schedule schedule : schedules) {
-        apps::OptimizerConfig opt;
-        opt.n = 37;
-        opt.schedule = schedule;
-        opt.gpu = true;
-        const Program program = apps::adam(opt);
-        JitProgram jit(program, target);
-        Reference reference(program);
-        for (int r : ranks) {
-            INFO(apps::to_string(schedule) << " adam on " << r << " ranks");
-            std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, r, 3);
-            for (int call = 0; call < 5; call++) {
-                INFO("call " << call);
-                for (RankBuffers &rank : inputs) {
-                    for (auto &[name, b] : rank) {
-                        Halide::Buffer<float>(b).for_each_value(
-                            [&](float &x) { x = 0.75f * x + 0.01f * (float)call; });
-                    }
+namespace {
+
+// A training loop: `program` called five times with the same host buffers,
+// rewritten in place between calls; every call equals the reference and
+// leaves no device allocation on the caller's buffers.
+void check_five_calls(const Program &program, const coconet_test::InputMaker &make,
+                      double tolerance) {
+    JitProgram jit(program, target);
+    Reference reference(program);
+    for (int r : ranks) {
+        INFO(program.name() << " on " << r << " ranks");
+        std::vector<RankBuffers> inputs = make(program, r, 3);
+        for (int call = 0; call < 5; call++) {
+            INFO("call " << call);
+            for (RankBuffers &rank : inputs) {
+                for (auto &[name, b] : rank) {
+                    Halide::Buffer<float>(b).for_each_value(
+                        [&](float &x) { x = 0.75f * x + 0.01f * (float)call; });
                 }
-                const std::vector<RankBuffers> outputs = jit.run_threads(r, inputs);
-                CHECK(max_abs_diff(outputs, reference.run(r, inputs)) <= within(0.0));
-                for (const std::vector<RankBuffers> *buffers :
-                     {(const std::vector<RankBuffers> *)&inputs, &outputs}) {
-                    for (const RankBuffers &rank : *buffers) {
-                        for (const auto &[name, b] : rank) {
-                            INFO(name);
-                            CHECK(b.raw_buffer()->device == 0);
-                        }
+            }
+            const std::vector<RankBuffers> outputs = jit.run_threads(r, inputs);
+            CHECK(max_abs_diff(outputs, reference.run(r, inputs)) <= within(tolerance));
+            for (const std::vector<RankBuffers> *buffers :
+                 {(const std::vector<RankBuffers> *)&inputs, &outputs}) {
+                for (const RankBuffers &rank : *buffers) {
+                    for (const auto &[name, b] : rank) {
+                        INFO(name);
+                        CHECK(b.raw_buffer()->device == 0);
                     }
                 }
             }
         }
     }
+}
+
+} // namespace
+
+TEST_CASE("calls never depend on what an earlier call left on the caller's buffers",
+          "[device][residency]") {
+    for (apps::Schedule schedule : schedules) {
+        INFO(apps::to_string(schedule));
+        apps::OptimizerConfig opt;
+        opt.n = 37;
+        opt.schedule = schedule;
+        opt.gpu = true;
+        check_five_calls(apps::adam(opt), apps::optimizer_inputs, 0.0);
+    }
+}
+
+TEST_CASE("MatMuls through the device's BLAS equal the reference", "[device][blas]") {
+    // COCONET_GPU_MATMUL=library: a plain MatMul is one call of the device's
+    // BLAS (CLBlast on OpenCL, cuBLAS on CUDA), its operands where they are,
+    // transposed or not, sliced contractions included; other MatMul-like
+    // Funcs keep their register tiles. BLAS adds in an order of its own:
+    // within rounding of the reference, not bit for bit.
+    coconet_test::ScopedEnv library("COCONET_GPU_MATMUL", "library");
+    DFunc a = input("a", Halide::Float(32), {37, 13}, Replicated());
+    DFunc b = input("b", Halide::Float(32), {13, 11}, Local());
+    DFunc as = input("as", Halide::Float(32), {37, 13}, Sliced(1));
+    DFunc bs = input("bs", Halide::Float(32), {13, 11}, Sliced(0));
+    DFunc bias = input("bias", Halide::Float(32), {37}, Replicated());
+    Halide::Var x("x"), y("y");
+    Halide::RDom r(0, 13, "r");
+    DFunc own("own"), partial("partial"), rows("rows"), biased("biased"), doubled("doubled"),
+        scaled("scaled");
+    // An operand a kernel computes.
+    doubled(x, y) = a(x, y) * 2.0f;
+    own(x, y) = 0.0f;
+    own(x, y) += doubled(x, r) * b(r, y);
+    partial(x, y) = 0.0f;
+    partial(x, y) += as(x, r) * bs(r, y);
+    DFunc summed = all_reduce(partial, ReduceOp::Sum, "summed");
+    // Both operands transposed (the contraction outer in each), the product
+    // written b * a, each rank its rows.
+    rows(x, y) = 0.0f;
+    rows(x, y) += a(y, r) * as(r, x);
+    // A Linear layer's MatMul, which starts from its bias: the product, and
+    // a kernel adding the bias to it.
+    biased(x, y) = bias(x);
+    biased(x, y) += a(x, r) * b(r, y);
+    // Not a plain product: register tiles.
+    scaled(x, y) = 0.0f;
+    scaled(x, y) += 2.0f * a(x, r) * b(r, y);
+    Program p("blas");
+    p.output(own, Local()).output(summed, Replicated()).output(rows, Sliced(0));
+    p.output(biased, Local()).output(scaled, Local());
+    const std::string plan = JitProgram(p, target).plan(3);
+    CHECK_THAT(plan, Catch::Matchers::Contains(
+                         "the device's BLAS for biased_product, own, partial, rows"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("biased: one call of"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("(its initial value added after it)"));
+    CHECK_THAT(plan, Catch::Matchers::Contains("scaled: a GPU thread per register tile"));
+    check_matches_reference(p, ranks, within(1e-5), 1, make_inputs, device_options);
+
+    // The Megatron block fused and overlapped, every buffer on the device:
+    // the BLAS reads and writes the device only; and called five times with
+    // host buffers rewritten in place.
+    apps::MlpConfig megatron;
+    megatron.gpu = true;
+    megatron.schedule = apps::Schedule::Fused;
+    megatron.overlap = 3;
+    CHECK_THAT(JitProgram(apps::megatron_mlp(megatron), target).plan(2),
+               Catch::Matchers::Contains("the device's BLAS for partial"));
+    check_resident(apps::megatron_mlp(megatron), 1e-5);
+    megatron.schedule = apps::Schedule::None;
+    megatron.overlap = 0;
+    check_five_calls(apps::megatron_mlp(megatron), make_inputs, 1e-5);
+
+    // A pipeline's stages (a group of world.split) stay kernels: on the other
+    // group's ranks their stand-ins are no place for a BLAS to write.
+    apps::PipelineConfig pipeline;
+    pipeline.gpu = true;
+    const std::string stages = JitProgram(apps::two_stage_pipeline(pipeline), target).plan(2);
+    CHECK_THAT(stages, Catch::Matchers::Contains("GPU kernels for a0, p0, p1, y"));
+    CHECK_THAT(stages, !Catch::Matchers::Contains("BLAS"));
 }

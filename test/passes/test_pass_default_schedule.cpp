@@ -1,6 +1,7 @@
 // The default schedule (choose_default_schedules, and rebuild_scheduled
 // applying it) on a tiny program with one Func of each shape it tells apart:
-// a MatMul gets register tiles, a GEMV, a pooling and a pointwise Func get
+// a MatMul gets register tiles (on a GPU target, a plain one the device's
+// BLAS), a GEMV, a pooling and a pointwise Func get
 // vectors with their reductions outside them (a long one unrolled inside the
 // vector), vectors no wider than a row, a reduction to a scalar and
 // the Funcs the user scheduled keep Halide's defaults. End to end, the
@@ -229,6 +230,7 @@ TEST_CASE("choose_default_schedules: none without a CPU target for it",
 
 TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a MatMul",
           "[passes][default_schedule][gpu]") {
+    coconet_test::ScopedEnv kernels("COCONET_GPU_MATMUL", "kernels");
     // MatMuls get GPU register tiles, a sliced one on GPU loops only where
     // the rank's slice is non-empty; the other Funcs are left to the GPU
     // pass.
@@ -346,6 +348,149 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
         REQUIRE(d);
         CHECK(d->gpu_block);
     }
+}
+
+TEST_CASE("gemm_form: the MatMuls a BLAS computes as they are", "[passes][default_schedule]") {
+    DFunc a = input("a", Float(32), {37, 13}, Replicated());
+    DFunc b = input("b", Float(32), {13, 11}, Replicated());
+    DFunc ints = input("ints", Halide::Int(32), {37, 13}, Replicated());
+    Var x("x"), y("y");
+    Halide::RDom r(0, 13, "r"), rr(0, 13, 0, 2, "rr"), odd(0, 13, "odd");
+    odd.where(odd.x % 2 == 1);
+    auto form = [](DFunc f) { return gemm_form(f.func().function()); };
+    DFunc plain("plain"), swapped("swapped");
+    plain(x, y) = 0.0f;
+    plain(x, y) += a(x, r) * b(r, y);
+    REQUIRE(form(plain));
+    CHECK(form(plain)->a_x_dim == 0);
+    CHECK(form(plain)->b_y_dim == 1);
+    CHECK(form(plain)->zero_init);
+    CHECK(plain_name(form(plain)->a->name) == "a");
+    // Written b * a.
+    swapped(x, y) = 0.0f;
+    swapped(x, y) += b(r, y) * a(x, r);
+    REQUIRE(form(swapped));
+    CHECK(plain_name(form(swapped)->a->name) == "a");
+    CHECK(plain_name(form(swapped)->b->name) == "b");
+    // Each operand with the contraction outside.
+    DFunc transposed("transposed");
+    transposed(x, y) = 0.0f;
+    transposed(x, y) += a(y, r) * b(r, x);
+    REQUIRE(form(transposed));
+    CHECK(plain_name(form(transposed)->a->name) == "b");
+    CHECK(form(transposed)->a_x_dim == 1);
+    CHECK(form(transposed)->b_y_dim == 0);
+    // What BLAS does not compute as written.
+    std::vector<DFunc> refused;
+    auto make = [&](const std::string &name) {
+        refused.emplace_back(name);
+        return refused.back();
+    };
+    // Starting from a bias: the product, then the bias added.
+    DFunc from_bias("from_bias");
+    from_bias(x, y) = a(x, 0);
+    from_bias(x, y) += a(x, r) * b(r, y);
+    REQUIRE(form(from_bias));
+    CHECK_FALSE(form(from_bias)->zero_init);
+    DFunc shifted = make("shifted");
+    shifted(x, y) = 0.0f;
+    shifted(x, y) += a(x, r) * b(r, y + 1);
+    DFunc two_rvars = make("two_rvars");
+    two_rvars(x, y) = 0.0f;
+    two_rvars(x, y) += a(x, rr.x) * b(rr.x, y) * b(rr.x, rr.y);
+    DFunc predicated = make("predicated");
+    predicated(x, y) = 0.0f;
+    predicated(x, y) += a(x, odd) * b(odd, y);
+    DFunc both_x = make("both_x");
+    both_x(x, y) = 0.0f;
+    both_x(x, y) += a(x, r) * a(x, r);
+    DFunc cast_ints = make("cast_ints");
+    cast_ints(x, y) = 0.0f;
+    cast_ints(x, y) += Halide::cast<float>(ints(x, r)) * b(r, y);
+    DFunc two_products = make("two_products");
+    two_products(x, y) = 0.0f;
+    two_products(x, y) += a(x, r) * b(r, y) + a(x, r) * b(r, y);
+    DFunc scaled = make("scaled");
+    scaled(x, y) = 0.0f;
+    scaled(x, y) += 2.0f * a(x, r) * b(r, y);
+    for (DFunc &f : refused) {
+        INFO(f.name());
+        CHECK_FALSE(form(f));
+    }
+}
+
+TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call of the "
+          "device's BLAS",
+          "[passes][default_schedule][gpu]") {
+    const Halide::Target host = Halide::get_host_target();
+    const Halide::Target opencl = host.with_feature(Halide::Target::OpenCL);
+    const Halide::Target cuda =
+        host.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability80);
+    {
+        coconet_test::ScopedEnv unset("COCONET_GPU_MATMUL", "");
+        CHECK(library_gemm_api(cuda) == Halide::DeviceAPI::CUDA);
+        CHECK(library_gemm_api(opencl) == Halide::DeviceAPI::None);
+        CHECK(library_gemm_api(host) == Halide::DeviceAPI::None);
+    }
+    for (const char *mode : {"auto", "blas"}) { // another value: a warning, then auto
+        coconet_test::ScopedEnv set("COCONET_GPU_MATMUL", mode);
+        CHECK(library_gemm_api(cuda) == Halide::DeviceAPI::CUDA);
+        CHECK(library_gemm_api(opencl) == Halide::DeviceAPI::None);
+    }
+    {
+        coconet_test::ScopedEnv kernels("COCONET_GPU_MATMUL", "kernels");
+        CHECK(library_gemm_api(cuda) == Halide::DeviceAPI::None);
+    }
+    coconet_test::ScopedEnv library("COCONET_GPU_MATMUL", "library");
+    CHECK(library_gemm_api(opencl) == Halide::DeviceAPI::OpenCL);
+    CHECK(library_gemm_api(host) == Halide::DeviceAPI::None);
+
+    // A MatMul of an input and of a Func a kernel computes, sliced along its
+    // contraction: each rank's call adds its slice, the range from its rank.
+    DFunc a = input("a", Float(32), {37, 13}, Sliced(1));
+    DFunc b = input("b", Float(32), {13, 11}, Replicated());
+    Var x("x"), y("y");
+    Halide::RDom r(0, 13, "r");
+    DFunc halved("halved"), product("product");
+    halved(x, y) = b(x, y) * 0.5f;
+    product(x, y) = 0.0f;
+    product(x, y) += a(x, r) * halved(r, y);
+    Program p("blas");
+    p.output(product, Local());
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, opencl});
+    const DefaultSchedule *d = default_of(l, product);
+    REQUIRE(d);
+    CHECK(d->library_gemm == Halide::DeviceAPI::OpenCL);
+    CHECK_FALSE(d->tile);
+    CHECK(d->why == "one call of CLBlast's sgemm, a MatMul");
+    CHECK(default_of(l, halved) == nullptr);
+    const std::map<std::string, Function> funcs = segment_funcs(l);
+    const Function &fn = funcs.at("product");
+    REQUIRE(fn.has_extern_definition());
+    CHECK(fn.extern_function_name() == "coconet_gemm");
+    CHECK(fn.extern_function_device_api() == Halide::DeviceAPI::OpenCL);
+    const std::vector<Halide::ExternFuncArgument> &args = fn.extern_arguments();
+    REQUIRE(args.size() == 10);
+    CHECK(args[8].is_image_param()); // the input itself, not a copy of it
+    REQUIRE(args[9].is_func());
+    CHECK(plain_name(Function(args[9].func).name()) == "halved");
+    REQUIRE(l.spmd.segments.size() == 1);
+    const GpuPlacement where =
+        schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);
+    CHECK(where.library == std::vector<std::string>{"product"});
+    CHECK(where.gpu == std::vector<std::string>{"halved"});
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "a") == 1);
+    CHECK(std::count(where.reads.begin(), where.reads.end(), "halved") == 1);
+    CHECK(placement_text(where) == "GPU kernels for halved; the device's BLAS for product");
+    // On CUDA (cuBLAS, PTX for the kernel) it compiles with no GPU.
+    const Halide::Target cuda_uc = cuda.with_feature(Halide::Target::UserContext);
+    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda_uc});
+    CHECK(default_of(lc, product)->why == "one call of cuBLAS's sgemm, a MatMul");
+    const HalideSegment &h = lc.spmd.segments[0].halide;
+    schedule_segment_for_gpu(h, lc.analysis, lc.spmd);
+    Halide::Pipeline pipeline = h.pipeline;
+    CHECK_NOTHROW(pipeline.compile_to_module(
+        std::vector<Halide::Argument>(h.params.begin(), h.params.end()), "blas", cuda_uc));
 }
 
 TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",

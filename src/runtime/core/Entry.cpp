@@ -182,8 +182,8 @@ int coconet_gemm(void *user_context, const char *name, const halide_device_inter
                      name ? name : "");
         return COCONET_ERR_INVALID;
     }
-    return coconet_rt::run_device_gemm(*static_cast<coconet_comm *>(user_context), name,
-                                       device, device_api, k_min, k_extent, a_x_dim, b_y_dim, a, b, out);
+    return coconet_rt::run_device_gemm(*static_cast<coconet_comm *>(user_context), name, device,
+                                       device_api, k_min, k_extent, a_x_dim, b_y_dim, a, b, out);
 }
 
 } // extern "C"

@@ -143,12 +143,11 @@ struct Api {
         driver.symbol<decltype(pointer_attribute)>("cuPointerGetAttribute");
     CUresult (*push)(CUcontext) = driver.symbol<decltype(push)>("cuCtxPushCurrent_v2");
     CUresult (*pop)(CUcontext *) = driver.symbol<decltype(pop)>("cuCtxPopCurrent_v2");
-    CUresult (*memset_2d)(CUdeviceptr, size_t, unsigned, size_t, size_t, void *) =
-        driver.symbol<decltype(memset_2d)>("cuMemsetD2D32Async");
+    CUresult (*memset_2d)(CUdeviceptr, size_t, unsigned, size_t, size_t,
+                          void *) = driver.symbol<decltype(memset_2d)>("cuMemsetD2D32Async");
     int (*create)(void **) = blas.symbol<decltype(create)>("cublasCreate_v2");
-    int (*sgemm)(void *, int, int, int, int, int, const float *, const float *, int,
-                 const float *, int, const float *, float *, int) =
-        blas.symbol<decltype(sgemm)>("cublasSgemm_v2");
+    int (*sgemm)(void *, int, int, int, int, int, const float *, const float *, int, const float *,
+                 int, const float *, float *, int) = blas.symbol<decltype(sgemm)>("cublasSgemm_v2");
     const char *(*status)(int) = blas.symbol<decltype(status)>("cublasGetStatusString");
 
     std::string missing() const {
@@ -199,9 +198,8 @@ std::string run(const Product &p) {
         } else {
             const float one = 1.0f, zero = 0.0f;
             const int rc = cu.sgemm(handle, p.a.transposed ? kOpT : kOpN,
-                                    p.b.transposed ? kOpT : kOpN, p.m, p.n, p.k, &one,
-                                    address(p.a), p.a.ld, address(p.b), p.b.ld, &zero,
-                                    address(p.c), p.c.ld);
+                                    p.b.transposed ? kOpT : kOpN, p.m, p.n, p.k, &one, address(p.a),
+                                    p.a.ld, address(p.b), p.b.ld, &zero, address(p.c), p.c.ld);
             handles().give_back(ctx, handle);
             if (rc != 0) {
                 error = "cublasSgemm failed: " +
@@ -239,18 +237,18 @@ struct DeviceHandle {
 struct Api {
     Library cl{"libOpenCL.so.1", "libOpenCL.so"};
     Library blas{"libclblast.so.1", "libclblast.so"};
-    cl_int (*mem_info)(cl_mem, unsigned, size_t, void *, size_t *) =
-        cl.symbol<decltype(mem_info)>("clGetMemObjectInfo");
-    cl_int (*context_info)(cl_context, unsigned, size_t, void *, size_t *) =
-        cl.symbol<decltype(context_info)>("clGetContextInfo");
+    cl_int (*mem_info)(cl_mem, unsigned, size_t, void *,
+                       size_t *) = cl.symbol<decltype(mem_info)>("clGetMemObjectInfo");
+    cl_int (*context_info)(cl_context, unsigned, size_t, void *,
+                           size_t *) = cl.symbol<decltype(context_info)>("clGetContextInfo");
     cl_command_queue (*create_queue)(cl_context, cl_device_id, uint64_t, cl_int *) =
         cl.symbol<decltype(create_queue)>("clCreateCommandQueue");
     cl_int (*finish)(cl_command_queue) = cl.symbol<decltype(finish)>("clFinish");
     cl_int (*fill)(cl_command_queue, cl_mem, const void *, size_t, size_t, size_t, unsigned,
                    const void *, void *) = cl.symbol<decltype(fill)>("clEnqueueFillBuffer");
     int (*sgemm)(int, int, int, size_t, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem,
-                 size_t, size_t, float, cl_mem, size_t, size_t, cl_command_queue *, void *) =
-        blas.symbol<decltype(sgemm)>("CLBlastSgemm");
+                 size_t, size_t, float, cl_mem, size_t, size_t, cl_command_queue *,
+                 void *) = blas.symbol<decltype(sgemm)>("CLBlastSgemm");
 
     std::string missing() const {
         if (!cl.missing().empty() || !blas.missing().empty()) {
@@ -307,8 +305,8 @@ std::string run(coconet_comm &comm, const Product &p) {
         const float zero = 0.0f;
         for (int j = 0; j < p.n && error.empty(); j++) {
             if (cl.fill(queue, handle(p.c).mem, &zero, sizeof(zero),
-                        (offset(p.c) + (size_t)j * p.c.ld) * sizeof(float), p.m * sizeof(float),
-                        0, nullptr, nullptr) != 0) {
+                        (offset(p.c) + (size_t)j * p.c.ld) * sizeof(float), p.m * sizeof(float), 0,
+                        nullptr, nullptr) != 0) {
                 error = "clEnqueueFillBuffer failed";
             }
         }

@@ -312,7 +312,6 @@ int coconet_gemm(void *user_context, const char *name, const halide_device_inter
                  int32_t device_api, int32_t k_min, int32_t k_extent, int32_t a_x_dim,
                  int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out);
 
-
 // ---- Fused collectives (the fuse_with schedule). ----
 // A reduce-scatter whose consumers are computed inside its pass: this rank
 // reduces its slice of `src` over the group chunk by chunk and, for each chunk,

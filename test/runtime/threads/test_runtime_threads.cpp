@@ -384,6 +384,41 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
     coconet_threads_world_destroy(w);
 }
 
+TEST_CASE("coconet_gemm: bounds queries, and refusals naming the rank and the MatMul",
+          "[runtime][gemm]") {
+    coconet_threads_world *w = coconet_threads_world_create(1, 1.0);
+    coconet_comm *c = coconet_threads_world_comm(w, 0);
+    TBox box = empty_box(2);
+    box.min[0] = 4, box.extent[0] = 5, box.min[1] = 2, box.extent[1] = 3;
+    // A query: x along a's dimension 1 and y along b's dimension 0 (both
+    // stored transposed), the contraction [10, 17) along the others.
+    Buf query(type_of<float>(), box, false, true);
+    Buf a(type_of<float>(), empty_box(2), false, true),
+        b(type_of<float>(), empty_box(2), false, true);
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 10, 7, 1, 0, &a.b, &b.b, &query.b) ==
+          COCONET_OK);
+    CHECK(a.dim[0].min == 10);
+    CHECK(a.dim[0].extent == 7);
+    CHECK(a.dim[1].min == 4);
+    CHECK(a.dim[1].extent == 5);
+    CHECK(b.dim[0].min == 2);
+    CHECK(b.dim[0].extent == 3);
+    CHECK(b.dim[1].min == 10);
+    CHECK(b.dim[1].extent == 7);
+    // Refused: other element types, and a call with no device to run on.
+    Buf out(type_of<float>(), box, false), ints(type_of<int32_t>(), box, false);
+    Buf x(type_of<float>(), box, false), y(type_of<float>(), box, false);
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 0, 5, 0, 1, &x.b, &y.b, &ints.b) ==
+          COCONET_ERR_INVALID);
+    CHECK_THAT(std::string(coconet_comm_last_error(c)),
+               Contains("rank 0: matmul 'mm': takes two-dimensional float32 buffers"));
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 0, 5, 0, 1, &x.b, &y.b, &out.b) ==
+          COCONET_ERR_INVALID);
+    CHECK_THAT(std::string(coconet_comm_last_error(c)),
+               Contains("rank 0: matmul 'mm': was given no device interface"));
+    coconet_threads_world_destroy(w);
+}
+
 TEST_CASE("the descriptor: version, size and dimensions are checked", "[runtime]") {
     coconet_threads_world *w = coconet_threads_world_create(1, 10.0);
     coconet_comm *c = coconet_threads_world_comm(w, 0);
