@@ -248,8 +248,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
         const std::optional<GemmForm> form = gemm_form(fn);
-        s.library_gemm = gpu && a.of(c).layout.group.is_world() && form ? library_gemm_api(target)
-                                                                        : Halide::DeviceAPI::None;
+        s.library_gemm = gpu && form ? library_gemm_api(target) : Halide::DeviceAPI::None;
         if (s.library_gemm != Halide::DeviceAPI::None) {
             s.why = "one call of " + blas_name(s.library_gemm) + "'s sgemm, a MatMul" +
                     (form->zero_init ? "" : " (its initial value added after it)");

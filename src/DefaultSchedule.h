@@ -17,8 +17,8 @@
 //     8 terms (a GEMV's or a pooling's loop order). Other updates keep
 //     Halide's serial loops (a LayerNorm's mean over each token's features).
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
-// form is a plain product (gemm_form) is one call of it, outside a group of
-// world.split; another MatMul-like reduction gets register tiles
+// form is a plain product (gemm_form) is one call of it; another MatMul-like
+// reduction gets register tiles
 // of 4 x 8, one per GPU thread, computed whole at the box's edge from
 // operands read at clamped indices (on GPU loops only where the rank's box is
 // non-empty), unless its tiles are too few to fill a GPU along a long

@@ -265,7 +265,8 @@ Halide::Func rebuild_as_gemm(const DFuncContents &f, const FuncInfo &info, const
     std::vector<Halide::ExternFuncArgument> args;
     for (const Expr &e :
          {user_context, Expr(StringImm::make(f.name)), make_device_interface_call(api),
-          Expr(device), r.min, r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
+          Expr(device), Halide::cast<int32_t>(rank_box_nonempty(info, rank, world_size)), r.min,
+          r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
         args.emplace_back(e);
     }
     args.push_back(gemm_operand(form->a));

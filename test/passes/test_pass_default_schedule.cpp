@@ -470,10 +470,10 @@ TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call
     CHECK(fn.extern_function_name() == "coconet_gemm");
     CHECK(fn.extern_function_device_api() == Halide::DeviceAPI::OpenCL);
     const std::vector<Halide::ExternFuncArgument> &args = fn.extern_arguments();
-    REQUIRE(args.size() == 10);
-    CHECK(args[8].is_image_param()); // the input itself, not a copy of it
-    REQUIRE(args[9].is_func());
-    CHECK(plain_name(Function(args[9].func).name()) == "halved");
+    REQUIRE(args.size() == 11);
+    CHECK(args[9].is_image_param()); // the input itself, not a copy of it
+    REQUIRE(args[10].is_func());
+    CHECK(plain_name(Function(args[10].func).name()) == "halved");
     REQUIRE(l.spmd.segments.size() == 1);
     const GpuPlacement where =
         schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);

@@ -175,15 +175,17 @@ int coconet_collective(void *user_context, const char *name, const halide_buffer
 }
 
 int coconet_gemm(void *user_context, const char *name, const halide_device_interface_t *device,
-                 int32_t device_api, int32_t k_min, int32_t k_extent, int32_t a_x_dim,
-                 int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+                 int32_t device_api, int32_t computes, int32_t k_min, int32_t k_extent,
+                 int32_t a_x_dim, int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b,
+                 halide_buffer_t *out) {
     if (!user_context) {
         std::fprintf(stderr, "coconet: matmul '%s' called without a communicator\n",
                      name ? name : "");
         return COCONET_ERR_INVALID;
     }
     return coconet_rt::run_device_gemm(*static_cast<coconet_comm *>(user_context), name, device,
-                                       device_api, k_min, k_extent, a_x_dim, b_y_dim, a, b, out);
+                                       device_api, computes != 0, k_min, k_extent, a_x_dim, b_y_dim,
+                                       a, b, out);
 }
 
 } // extern "C"

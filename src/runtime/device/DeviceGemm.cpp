@@ -337,8 +337,8 @@ bool is_float32_matrix(const halide_buffer_t *b) {
 } // namespace
 
 int run_device_gemm(coconet_comm &comm, const char *name, const halide_device_interface_t *device,
-                    int device_api, int32_t k_min, int32_t k_extent, int a_x_dim, int b_y_dim,
-                    halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+                    int device_api, bool computes, int32_t k_min, int32_t k_extent, int a_x_dim,
+                    int b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
     const std::string what = std::string("matmul '") + (name ? name : "") + "'";
     auto fail = [&](int code, const std::string &problem) {
         return comm.fail(code, op_label(comm.rank, what) + ": " + problem);
@@ -352,17 +352,17 @@ int run_device_gemm(coconet_comm &comm, const char *name, const halide_device_in
     // output is sure to have no memory then.
     if (out->is_bounds_query() || a->is_bounds_query() || b->is_bounds_query()) {
         a->dim[a_x_dim].min = x.min;
-        a->dim[a_x_dim].extent = x.extent;
+        a->dim[a_x_dim].extent = computes ? x.extent : 0;
         b->dim[b_y_dim].min = y.min;
-        b->dim[b_y_dim].extent = y.extent;
+        b->dim[b_y_dim].extent = computes ? y.extent : 0;
         for (halide_buffer_t *operand : {a, b}) {
             halide_dimension_t &k = operand->dim[operand == a ? 1 - a_x_dim : 1 - b_y_dim];
             k.min = k_min;
-            k.extent = k_extent;
+            k.extent = computes ? k_extent : 0;
         }
         return COCONET_OK;
     }
-    if (x.extent == 0 || y.extent == 0) {
+    if (!computes || x.extent == 0 || y.extent == 0) {
         return COCONET_OK;
     }
     if (!device) {

@@ -300,17 +300,21 @@ enum { COCONET_DEVICE_CUDA = 1, COCONET_DEVICE_OPENCL = 2 };
 // cuBLAS for COCONET_DEVICE_CUDA, CLBlast for COCONET_DEVICE_OPENCL, each
 // opened at its first call. out(x, y) = the sum over k in [k_min, k_min +
 // k_extent) of a * b, all float32, where dimension a_x_dim (0 or 1) of `a`
-// walks x and its other one k, and dimension b_y_dim of `b` walks y. In
-// bounds-query mode (out, a or b with neither host nor device memory) it sets
-// the boxes of a and b that out needs. Otherwise a, b and out get allocations
+// walks x and its other one k, and dimension b_y_dim of `b` walks y. With
+// `computes` 0 it does nothing and asks a and b for no element (on a rank
+// outside its value's group of world.split, out is a stand-in that nobody
+// reads). In bounds-query mode (out, a or b with neither host nor device
+// memory) it sets the boxes of a and b that out needs. Otherwise a, b and out
+// get allocations
 // on `device` (Halide's interface of that API) where they have none, a and b
 // are copied there where newer on the host (counted as COCONET_HOST_DEVICE
 // bytes), the product is queued in order with Halide's kernels on that
 // device, and out is left device-dirty. A missing library is an error naming
 // it.
 int coconet_gemm(void *user_context, const char *name, const halide_device_interface_t *device,
-                 int32_t device_api, int32_t k_min, int32_t k_extent, int32_t a_x_dim,
-                 int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out);
+                 int32_t device_api, int32_t computes, int32_t k_min, int32_t k_extent,
+                 int32_t a_x_dim, int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b,
+                 halide_buffer_t *out);
 
 // ---- Fused collectives (the fuse_with schedule). ----
 // A reduce-scatter whose consumers are computed inside its pass: this rank

@@ -395,8 +395,8 @@ TEST_CASE("coconet_gemm: bounds queries, and refusals naming the rank and the Ma
     Buf query(type_of<float>(), box, false, true);
     Buf a(type_of<float>(), empty_box(2), false, true),
         b(type_of<float>(), empty_box(2), false, true);
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 10, 7, 1, 0, &a.b, &b.b, &query.b) ==
-          COCONET_OK);
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 10, 7, 1, 0, &a.b, &b.b,
+                       &query.b) == COCONET_OK);
     CHECK(a.dim[0].min == 10);
     CHECK(a.dim[0].extent == 7);
     CHECK(a.dim[1].min == 4);
@@ -408,11 +408,11 @@ TEST_CASE("coconet_gemm: bounds queries, and refusals naming the rank and the Ma
     // Refused: other element types, and a call with no device to run on.
     Buf out(type_of<float>(), box, false), ints(type_of<int32_t>(), box, false);
     Buf x(type_of<float>(), box, false), y(type_of<float>(), box, false);
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 0, 5, 0, 1, &x.b, &y.b, &ints.b) ==
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 0, 5, 0, 1, &x.b, &y.b, &ints.b) ==
           COCONET_ERR_INVALID);
     CHECK_THAT(std::string(coconet_comm_last_error(c)),
                Contains("rank 0: matmul 'mm': takes two-dimensional float32 buffers"));
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 0, 5, 0, 1, &x.b, &y.b, &out.b) ==
+    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 0, 5, 0, 1, &x.b, &y.b, &out.b) ==
           COCONET_ERR_INVALID);
     CHECK_THAT(std::string(coconet_comm_last_error(c)),
                Contains("rank 0: matmul 'mm': was given no device interface"));
