@@ -103,9 +103,13 @@ python3 -c 'import lzma, shutil; shutil.copyfileobj(lzma.open(".gpu/lib/libHalid
 nccl=$(ldconfig -p | awk '/libnccl.so.2 / {print $NF; exit}')
 [ -n "$nccl" ] || nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], "lib", "libnccl.so.2"))')
 cudart=$(find /usr/local/cuda*/ -name 'libcudart.so.13' 2>/dev/null | head -1)
+# cuBLAS, which MatMuls open at their first call: the toolkit's, else PyTorch's.
+cublas=$(find /usr/local/cuda*/ -name 'libcublas.so.1[23]' 2>/dev/null | head -1)
+[ -n "$cublas" ] || cublas=$(python3 -c 'import nvidia.cublas, os; d = os.path.join(nvidia.cublas.__path__[0], "lib"); print(os.path.join(d, sorted(f for f in os.listdir(d) if f.startswith("libcublas.so."))[0]))' 2>/dev/null)
 echo "nccl: $nccl"
 echo "cudart: $cudart"
-export LD_LIBRARY_PATH="$PWD/.gpu/lib:$(dirname "$nccl"):$(dirname "$cudart"):${LD_LIBRARY_PATH:-}"
+echo "cublas: $cublas"
+export LD_LIBRARY_PATH="$PWD/.gpu/lib:$(dirname "$nccl"):$(dirname "$cudart"):$(dirname "${cublas:-.}"):${LD_LIBRARY_PATH:-}"
 command -v ctest >/dev/null || PATH=$PATH:$(python3 -c 'import cmake; print(cmake.CMAKE_BIN_DIR)')
 read -r root build <.gpu/where
 mkdir -p "$build" && cp -r .gpu/build/. "$build/" || exit 1

@@ -43,6 +43,26 @@ private:
     std::string tried_;
 };
 
+// Why a device's runtime library and BLAS cannot be used, or "": one not
+// opened, or (`found` false) an entry point missing from one of them.
+std::string unusable(const Library &runtime, const Library &blas, bool found, const char *names) {
+    std::string why = runtime.missing();
+    if (!blas.missing().empty()) {
+        why += (why.empty() ? "" : "; ") + blas.missing();
+    }
+    if (why.empty() && !found) {
+        why = std::string(names) + " lacks an entry point this runtime calls";
+    }
+    return why;
+}
+
+// A library's entry points (an Api below), looked up once per process.
+template<typename Api>
+const Api &loaded() {
+    static const Api api;
+    return api;
+}
+
 // Handles made per device context (cuBLAS handles, OpenCL queues), each taken
 // by one call at a time: thread ranks sharing a device never use one at once.
 template<typename Context, typename Handle>
@@ -151,19 +171,11 @@ struct Api {
     const char *(*status)(int) = blas.symbol<decltype(status)>("cublasGetStatusString");
 
     std::string missing() const {
-        if (!driver.missing().empty() || !blas.missing().empty()) {
-            return driver.missing() + (driver.missing().empty() ? "" : "; ") + blas.missing();
-        }
-        return pointer_attribute && push && pop && memset_2d && create && sgemm
-                   ? ""
-                   : "libcuda or libcublas lacks an entry point this runtime calls";
+        return unusable(driver, blas,
+                        pointer_attribute && push && pop && memset_2d && create && sgemm,
+                        "libcuda or libcublas");
     }
 };
-
-const Api &api() {
-    static const Api a;
-    return a;
-}
 
 HandlePool<CUcontext, void *> &handles() {
     static HandlePool<CUcontext, void *> pool;
@@ -175,7 +187,7 @@ float *address(const Operand &o) {
 }
 
 std::string run(const Product &p) {
-    const Api &cu = api();
+    const Api &cu = loaded<Api>();
     if (std::string why = cu.missing(); !why.empty()) {
         return "cuBLAS is not available: " + why;
     }
@@ -251,19 +263,11 @@ struct Api {
                  void *) = blas.symbol<decltype(sgemm)>("CLBlastSgemm");
 
     std::string missing() const {
-        if (!cl.missing().empty() || !blas.missing().empty()) {
-            return cl.missing() + (cl.missing().empty() ? "" : "; ") + blas.missing();
-        }
-        return mem_info && context_info && create_queue && finish && fill && sgemm
-                   ? ""
-                   : "libOpenCL or libclblast lacks an entry point this runtime calls";
+        return unusable(cl, blas,
+                        mem_info && context_info && create_queue && finish && fill && sgemm,
+                        "libOpenCL or libclblast");
     }
 };
-
-const Api &api() {
-    static const Api a;
-    return a;
-}
 
 HandlePool<cl_context, cl_command_queue> &queues() {
     static HandlePool<cl_context, cl_command_queue> pool;
@@ -279,7 +283,7 @@ size_t offset(const Operand &o) {
 }
 
 std::string run(coconet_comm &comm, const Product &p) {
-    const Api &cl = api();
+    const Api &cl = loaded<Api>();
     if (std::string why = cl.missing(); !why.empty()) {
         return "CLBlast is not available: " + why;
     }
