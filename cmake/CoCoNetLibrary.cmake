@@ -18,8 +18,9 @@
 #       schedules the Halide segments the user left unscheduled with that
 #       Halide autoscheduler (its plugin from the Halide package), CPU targets.
 #       Without one, those Funcs get CoCoNet's default schedule (register tiles
-#       for MatMuls, vectors for the rest on CPU targets; register tiles per GPU
-#       thread for MatMuls on GPU targets);
+#       for MatMuls, vectors for the rest on CPU targets; on GPU targets,
+#       MatMuls through the device's BLAS or in register tiles per GPU thread,
+#       as PARAMS gpu_matmul=auto|library|kernels says);
 #       NO_DEFAULT_SCHEDULE leaves them as Halide does (the generator parameter
 #       default_schedule=false).
 #

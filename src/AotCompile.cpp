@@ -90,6 +90,7 @@ AotLibrary compile_aot(const Program &program, const AotOptions &options,
     compile.autoscheduler = options.autoscheduler;
     compile.autoscheduler_params = options.autoscheduler_params;
     compile.default_schedule = options.default_schedule;
+    compile.gpu_matmul = options.gpu_matmul;
     compile.estimate_ranks = options.ranks > 0 ? options.ranks : 2;
     const bool gpu = compile.target.has_gpu_feature();
     compile.kernel_sources = [&](const FusedPass &g, const Analysis &a) {

@@ -25,8 +25,10 @@ struct AotOptions {
     // left unscheduled (AutoSchedule.h); empty: none.
     std::string autoscheduler;
     std::map<std::string, std::string> autoscheduler_params; // its parameters
-    // The default schedule (DefaultSchedule.h) where there is no autoscheduler.
+    // The default schedule (DefaultSchedule.h) where there is no autoscheduler,
+    // and its MatMuls on a GPU target (CompileOptions::gpu_matmul).
     bool default_schedule = true;
+    std::string gpu_matmul;
 };
 
 struct AotPlan : ProgramPlan {

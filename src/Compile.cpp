@@ -32,7 +32,7 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
                                 const CompileFunction &compile) {
     const Halide::Target &target = options.target;
     const bool gpu = target.has_gpu_feature();
-    LowerOptions lowering{gpu_api(target), std::nullopt};
+    LowerOptions lowering{gpu_api(target), std::nullopt, options.gpu_matmul};
     if (options.default_schedule && options.autoscheduler.empty()) {
         lowering.default_schedule = target;
     }

@@ -31,6 +31,9 @@ struct CompileOptions {
     // The default schedule (DefaultSchedule.h) for the Funcs the user left
     // unscheduled, without an autoscheduler (on a GPU target: MatMuls' tiles).
     bool default_schedule = true;
+    // Its MatMuls on a GPU target: "auto", "library", "kernels", or "" for
+    // COCONET_GPU_MATMUL's (DefaultSchedule.h: library_gemm_api).
+    std::string gpu_matmul;
     // The source counts a fused pass's kernel is built for along with its
     // step, recorded in the plan (AOT); unset: none, build_step_kernel builds
     // one when asked (JIT).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "Error.h"
 #include "Rebuild.h"
 #include "core/Env.h"
 
@@ -212,22 +213,27 @@ std::optional<GemmForm> gemm_form(const Function &fn) {
     return form;
 }
 
-Halide::DeviceAPI library_gemm_api(const Halide::Target &t) {
+Halide::DeviceAPI library_gemm_api(const Halide::Target &t, const std::string &mode) {
+    const std::string chosen =
+        !mode.empty()
+            ? mode
+            : coconet_rt::env_choice("COCONET_GPU_MATMUL", {"auto", "library", "kernels"});
+    coconet_user_assert(chosen == "auto" || chosen == "library" || chosen == "kernels")
+        << "gpu_matmul=" << chosen << ": expected auto, library or kernels.";
     const Halide::DeviceAPI api = t.get_required_device_api();
-    const std::initializer_list<const char *> modes = {"auto", "library", "kernels"};
     if (api != Halide::DeviceAPI::CUDA && api != Halide::DeviceAPI::OpenCL) {
         return Halide::DeviceAPI::None;
     }
-    if (coconet_rt::env_is("COCONET_GPU_MATMUL", modes, "library")) {
-        return api;
-    }
-    return coconet_rt::env_is("COCONET_GPU_MATMUL", modes, "auto") && api == Halide::DeviceAPI::CUDA
+    return chosen == "library" || (chosen == "auto" && api == Halide::DeviceAPI::CUDA)
                ? api
                : Halide::DeviceAPI::None;
 }
 
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
-                                          const Halide::Target &target) {
+                                          const Halide::Target &target,
+                                          const std::string &gpu_matmul) {
+    const Halide::DeviceAPI blas =
+        target.has_gpu_feature() ? library_gemm_api(target, gpu_matmul) : Halide::DeviceAPI::None;
     DefaultSchedules d;
     for (const DFunc &f : a.order) {
         const DFuncContents *c = f.get_contents().get();
@@ -248,7 +254,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
         const std::optional<GemmForm> form = gemm_form(fn);
-        s.library_gemm = gpu && form ? library_gemm_api(target) : Halide::DeviceAPI::None;
+        s.library_gemm = gpu && form ? blas : Halide::DeviceAPI::None;
         if (s.library_gemm != Halide::DeviceAPI::None) {
             s.why = "one call of " + blas_name(s.library_gemm) + "'s sgemm, a MatMul" +
                     (form->zero_init ? "" : " (its initial value added after it)");

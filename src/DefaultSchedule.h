@@ -51,10 +51,10 @@ struct GemmForm {
 std::optional<GemmForm> gemm_form(const Halide::Internal::Function &fn);
 
 // The device whose BLAS computes the MatMuls of GPU target t, or
-// DeviceAPI::None: COCONET_GPU_MATMUL=library, CUDA's or OpenCL's;
-// =kernels, none; =auto (or unset), CUDA's only (OpenCL has no BLAS
-// everywhere).
-Halide::DeviceAPI library_gemm_api(const Halide::Target &t);
+// DeviceAPI::None, as `mode` says: "library", CUDA's or OpenCL's; "kernels",
+// none; "auto", CUDA's only (OpenCL has no BLAS everywhere); "" as
+// COCONET_GPU_MATMUL says (auto when unset). Another mode is a UserError.
+Halide::DeviceAPI library_gemm_api(const Halide::Target &t, const std::string &mode = "");
 
 struct DefaultSchedule {
     // A MatMul of gemm_form: one call of this device's BLAS (coconet_gemm).
@@ -80,10 +80,12 @@ struct DefaultSchedule {
 using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
 
 // The default for every Func a Halide segment computes that carries no
-// schedule of the user's, for `target`: on a GPU target, the register tiles
-// of MatMuls (the GPU pass schedules the rest).
+// schedule of the user's, for `target`: on a GPU target, MatMuls through the
+// device's BLAS (library_gemm_api(target, gpu_matmul)) or in register tiles
+// (the GPU pass schedules the rest).
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
-                                          const Halide::Target &target);
+                                          const Halide::Target &target,
+                                          const std::string &gpu_matmul = "");
 
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.

@@ -99,6 +99,11 @@ public:
     // MatMuls' register tiles).
     GeneratorParam<bool> default_schedule{"default_schedule", true,
                                           "schedule the Funcs left unscheduled"};
+    // Its MatMuls on a GPU target: through the device's BLAS or in kernels.
+    GeneratorParam<std::string> gpu_matmul{
+        "gpu_matmul", "auto",
+        "MatMuls on a GPU target: auto (cuBLAS on CUDA), library (also CLBlast on OpenCL), "
+        "kernels"};
 
     // The registered name, and the target the library is built for.
     const std::string &name() const { return name_; }

@@ -118,6 +118,7 @@ int main(int argc, char **argv) {
         options.autoscheduler = autoscheduler;
         options.autoscheduler_params = autoscheduler_params;
         options.default_schedule = g->default_schedule;
+        options.gpu_matmul = g->gpu_matmul;
         std::printf("[coconet] %s: generator %s (%s), target %s%s%s\n", function.c_str(),
                     generator.c_str(), options.params.c_str(), target.c_str(),
                     autoscheduler.empty() ? "" : ", autoscheduler ", autoscheduler.c_str());

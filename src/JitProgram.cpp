@@ -226,6 +226,7 @@ JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
     options.autoscheduler_params = jit.autoscheduler_params;
     options.estimate_ranks = jit.estimate_ranks;
     options.default_schedule = jit.default_schedule;
+    options.gpu_matmul = jit.gpu_matmul;
     compiled_ = std::make_unique<CompiledProgram>(
         compile_program(program, options, [&](ProgramFunction &f) {
             if (f.calls_runtime) {

@@ -46,6 +46,10 @@ struct JitOptions {
     // (docs/scheduling.md; on a GPU target, MatMuls' register tiles), unless
     // an autoscheduler is named.
     bool default_schedule = true;
+    // Its MatMuls on a GPU target: "auto" (cuBLAS on CUDA), "library" (also
+    // CLBlast on OpenCL), "kernels" (register tiles), or "" for
+    // COCONET_GPU_MATMUL's (auto when unset).
+    std::string gpu_matmul;
     // A Halide autoscheduler (Adams2019, Li2018, Mullapudi2016) for the
     // segments the user left unscheduled, CPU targets; its plugin is loaded
     // from `autoscheduler_plugin` when that is given (else it must be loaded

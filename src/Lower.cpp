@@ -32,7 +32,8 @@ LoweredProgram lower(const Program &program, const LowerOptions &options) {
     debug_dump("place", program, [&] { return dump_placement(placement, passes, a); });
     DefaultSchedules defaults;
     if (options.default_schedule) {
-        defaults = choose_default_schedules(a, liveness, *options.default_schedule);
+        defaults =
+            choose_default_schedules(a, liveness, *options.default_schedule, options.gpu_matmul);
         debug_dump("choose_default_schedules", program,
                    [&] { return dump_default_schedules(defaults, a); });
     }

@@ -22,6 +22,9 @@ struct LowerOptions {
     // schedule for it (DefaultSchedule.h). Unset: Halide's (every Func
     // computed at root, serially).
     std::optional<Halide::Target> default_schedule;
+    // Its MatMuls on a GPU target (library_gemm_api's mode; "": the
+    // environment's).
+    std::string gpu_matmul;
 };
 
 LoweredProgram lower(const Program &program, const LowerOptions &options = {});

@@ -441,7 +441,11 @@ TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call
         coconet_test::ScopedEnv kernels("COCONET_GPU_MATMUL", "kernels");
         CHECK(library_gemm_api(cuda) == Halide::DeviceAPI::None);
     }
+    // The program's own choice wins over the environment's; a bad one is refused.
+    CHECK(library_gemm_api(opencl, "library") == Halide::DeviceAPI::OpenCL);
+    CHECK_THROWS_AS(library_gemm_api(cuda, "blas"), UserError);
     coconet_test::ScopedEnv library("COCONET_GPU_MATMUL", "library");
+    CHECK(library_gemm_api(cuda, "kernels") == Halide::DeviceAPI::None);
     CHECK(library_gemm_api(opencl) == Halide::DeviceAPI::OpenCL);
     CHECK(library_gemm_api(host) == Halide::DeviceAPI::None);
 
