@@ -17,16 +17,6 @@ using namespace Halide::Internal;
 
 namespace {
 
-// The descriptor as the constant byte buffer the extern stage receives: a
-// Halide extern argument is an Expr, a Func or a Buffer, and a Buffer keeps
-// the fields named and versioned (AOT embeds it as constant data). Its name
-// is unique in the module.
-Halide::Buffer<uint8_t> desc_buffer(const coconet_collective_desc &d, const std::string &name) {
-    Halide::Buffer<uint8_t> b((int)sizeof(d), name + "_coconet_desc");
-    std::memcpy(b.data(), &d, sizeof(d));
-    return b;
-}
-
 // Why scalar f, which reads a scalar collective's result, may be computed on
 // the host, or "" when the GPU pass makes it a kernel.
 std::string scalar_on_host(const DFuncContents &f, const Analysis &a) {

@@ -7,12 +7,25 @@
 #ifndef COCONET_COLLECTIVE_STAGE_H
 #define COCONET_COLLECTIVE_STAGE_H
 
+#include <cstring>
 #include <tuple>
 
 #include "Analysis.h"
 #include "coconet_runtime.h"
 
 namespace coconet {
+
+// A runtime descriptor (coconet_collective_desc, coconet_gemm_desc) as the
+// constant byte buffer its extern stage receives: a Halide extern argument is
+// an Expr, a Func or a Buffer, and a Buffer keeps the fields named and
+// versioned (AOT embeds it as constant data). Its name, after `name`, is
+// unique in the module.
+template<typename Desc>
+Halide::Buffer<uint8_t> desc_buffer(const Desc &d, const std::string &name) {
+    Halide::Buffer<uint8_t> b((int)sizeof(d), name + "_coconet_desc");
+    std::memcpy(b.data(), &d, sizeof(d));
+    return b;
+}
 
 // The runtime's descriptor of collective `f`; chunk_dim >= 0: of one chunk
 // of it along that dimension (an overlapped collective).

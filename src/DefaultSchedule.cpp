@@ -5,6 +5,7 @@
 
 #include "Error.h"
 #include "Rebuild.h"
+#include "coconet_runtime.h"
 #include "core/Env.h"
 
 namespace coconet {
@@ -140,11 +141,13 @@ std::string blas_name(Halide::DeviceAPI api) {
     return api == Halide::DeviceAPI::CUDA ? "cuBLAS" : "CLBlast";
 }
 
-// Whether e is a call of a Func or buffer of float32 at two plain variables.
+// Whether e is a call of a Func or buffer of float32 at two to four plain
+// variables.
 const Call *plain_call(const Halide::Expr &e) {
     const Call *c = e.as<Call>();
     if (!c || (c->call_type != Call::Halide && c->call_type != Call::Image) ||
-        c->type != Halide::Float(32) || c->args.size() != 2 || c->value_index != 0) {
+        c->type != Halide::Float(32) || c->args.size() < 2 || c->args.size() > COCONET_STAGE_DIMS ||
+        c->value_index != 0) {
         return nullptr;
     }
     for (const Halide::Expr &a : c->args) {
@@ -168,8 +171,9 @@ int argument_named(const Call *c, const std::string &name) {
 } // namespace
 
 std::optional<GemmForm> gemm_form(const Function &fn) {
-    if (fn.dimensions() != 2 || fn.outputs() != 1 || fn.has_extern_definition() ||
-        fn.output_types()[0] != Halide::Float(32) || fn.updates().size() != 1) {
+    if (fn.dimensions() < 2 || fn.dimensions() > COCONET_STAGE_DIMS || fn.outputs() != 1 ||
+        fn.has_extern_definition() || fn.output_types()[0] != Halide::Float(32) ||
+        fn.updates().size() != 1) {
         return std::nullopt;
     }
     const Definition &u = fn.updates()[0];
@@ -187,25 +191,45 @@ std::optional<GemmForm> gemm_form(const Function &fn) {
         self = add->b.as<Call>();
         product = add->a.as<Mul>();
     }
-    if (!self || !self->func.same_as(fn.get_contents()) || !product ||
-        argument_named(self, fn.args()[0]) != 0 || argument_named(self, fn.args()[1]) != 1) {
+    bool at_own_element = self && self->func.same_as(fn.get_contents()) && product;
+    for (int d = 0; at_own_element && d < fn.dimensions(); d++) {
+        at_own_element = argument_named(self, fn.args()[d]) == d;
+    }
+    if (!at_own_element) {
         return std::nullopt;
     }
+    // What each argument of an operand walks: f's dimension, or the sum.
+    auto walks_of = [&](const Call *c) {
+        std::vector<int> walks;
+        for (const Halide::Expr &arg : c->args) {
+            const std::string &v = arg.as<Variable>()->name;
+            const auto it = std::find(fn.args().begin(), fn.args().end(), v);
+            walks.push_back(v == rvars[0].var       ? COCONET_GEMM_K
+                            : it != fn.args().end() ? (int)(it - fn.args().begin())
+                                                    : -2);
+        }
+        return walks;
+    };
     GemmForm form;
     form.zero_init = is_const_zero(fn.definition().values()[0]);
-    const std::string &x = fn.args()[0], &y = fn.args()[1], &r = rvars[0].var;
     for (const Halide::Expr &side : {product->a, product->b}) {
         const Call *c = plain_call(side);
-        if (!c || argument_named(c, r) < 0) {
+        if (!c) {
             return std::nullopt;
         }
-        const int at_x = argument_named(c, x), at_y = argument_named(c, y);
-        if (at_x >= 0 && !form.a) {
+        const std::vector<int> walks = walks_of(c);
+        auto has = [&](int w) { return std::count(walks.begin(), walks.end(), w); };
+        for (int w : walks) {
+            if (w == -2 || has(w) != 1) {
+                return std::nullopt; // another variable, or one used twice
+            }
+        }
+        if (has(COCONET_GEMM_K) && has(0) && !has(1) && !form.a) {
             form.a = c;
-            form.a_x_dim = at_x;
-        } else if (at_y >= 0 && !form.b) {
+            form.a_walks = walks;
+        } else if (has(COCONET_GEMM_K) && has(1) && !has(0) && !form.b) {
             form.b = c;
-            form.b_y_dim = at_y;
+            form.b_walks = walks;
         } else {
             return std::nullopt;
         }

@@ -38,14 +38,16 @@
 
 namespace coconet {
 
-// A MatMul that BLAS computes: f(x, y) = init and one update f(x, y) +=
-// a(..) * b(..) of float32, over one reduction variable r without a
-// predicate, where a's two arguments are x and r and b's are r and y, each
-// plain (in either order: dimension a_x_dim of a is x, b_y_dim of b is y).
-// An init other than 0 (a bias) is added to the product after it.
+// A MatMul that BLAS computes: f(x, y, batch...) = init and one update
+// f(x, y, batch...) += a(..) * b(..) of float32, over one reduction variable
+// r without a predicate, where a's arguments are x, r and any of f's batch
+// variables (up to four dimensions), and b's r, y and any batch variables,
+// each plain and once, in any order. `a_walks` says what each argument of a
+// walks: f's dimension of that index, or the sum (COCONET_GEMM_K); b_walks
+// the same. An init other than 0 (a bias) is added to the product after it.
 struct GemmForm {
     const Halide::Internal::Call *a = nullptr, *b = nullptr;
-    int a_x_dim = 0, b_y_dim = 0;
+    std::vector<int> a_walks, b_walks;
     bool zero_init = true;
 };
 std::optional<GemmForm> gemm_form(const Halide::Internal::Function &fn);

@@ -41,11 +41,10 @@ int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int3
     return coconet_collective(comm_of(uc), name, desc, e0, e1, e2, e3, in, out);
 }
 
-int jit_gemm(void *uc, const char *name, const halide_device_interface_t *device,
-             int32_t device_api, int32_t computes, int32_t k_min, int32_t k_extent, int32_t a_x_dim,
-             int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
-    return coconet_gemm(comm_of(uc), name, device, device_api, computes, k_min, k_extent, a_x_dim,
-                        b_y_dim, a, b, out);
+int jit_gemm(void *uc, const char *name, const halide_buffer_t *desc,
+             const halide_device_interface_t *device, int32_t computes, int32_t k_min,
+             int32_t k_extent, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+    return coconet_gemm(comm_of(uc), name, desc, device, computes, k_min, k_extent, a, b, out);
 }
 
 // Device calls on a JIT program's buffers take a JIT user context (Halide's

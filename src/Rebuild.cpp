@@ -1,5 +1,6 @@
 #include "Rebuild.h"
 
+#include "CollectiveStage.h"
 #include "DefaultSchedule.h"
 #include "Error.h"
 #include "GpuSchedule.h"
@@ -261,26 +262,38 @@ Halide::Func rebuild_as_gemm(const DFuncContents &f, const FuncInfo &info, const
     const std::optional<GemmForm> form = gemm_form(fn);
     coconet_internal_assert(form) << f.name << " lost its MatMul form in the rebuild";
     const ReductionVariable &r = fn.updates()[0].schedule().rvars()[0];
-    const int device = api == Halide::DeviceAPI::CUDA ? COCONET_DEVICE_CUDA : COCONET_DEVICE_OPENCL;
+    coconet_gemm_desc d;
+    coconet_gemm_desc_init(&d, api == Halide::DeviceAPI::CUDA ? COCONET_DEVICE_CUDA
+                                                              : COCONET_DEVICE_OPENCL);
+    d.dims = fn.dimensions();
+    d.a_dims = (int32_t)form->a_walks.size();
+    d.b_dims = (int32_t)form->b_walks.size();
+    std::copy(form->a_walks.begin(), form->a_walks.end(), d.a_walks);
+    std::copy(form->b_walks.begin(), form->b_walks.end(), d.b_walks);
     std::vector<Halide::ExternFuncArgument> args;
+    args.emplace_back(user_context);
+    args.emplace_back(Expr(StringImm::make(f.name)));
+    args.emplace_back(desc_buffer(d, f.name + "_gemm"));
     for (const Expr &e :
-         {user_context, Expr(StringImm::make(f.name)), make_device_interface_call(api),
-          Expr(device), Halide::cast<int32_t>(rank_box_nonempty(info, rank, world_size)), r.min,
-          r.extent, Expr(form->a_x_dim), Expr(form->b_y_dim)}) {
+         {make_device_interface_call(api),
+          Halide::cast<int32_t>(rank_box_nonempty(info, rank, world_size)), r.min, r.extent}) {
         args.emplace_back(e);
     }
     args.push_back(gemm_operand(form->a));
     args.push_back(gemm_operand(form->b));
-    const std::vector<Halide::Var> xy = {Halide::Var(fn.args()[0]), Halide::Var(fn.args()[1])};
+    std::vector<Halide::Var> vars;
+    for (const std::string &v : fn.args()) {
+        vars.emplace_back(v);
+    }
     Halide::Func product(form->zero_init ? f.name : f.name + "_product");
-    product.define_extern("coconet_gemm", args, Halide::Float(32), xy, Halide::NameMangling::C,
+    product.define_extern("coconet_gemm", args, Halide::Float(32), vars, Halide::NameMangling::C,
                           api);
     if (form->zero_init) {
         return product;
     }
     product.compute_root();
     Halide::Func out(f.name);
-    out(xy) = fn.definition().values()[0] + product(xy);
+    out(vars) = fn.definition().values()[0] + product(vars);
     return out;
 }
 

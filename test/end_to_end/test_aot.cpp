@@ -356,7 +356,7 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
     std::unique_ptr<Generator> g = GeneratorRegistry::create("adam");
     CHECK_THROWS_WITH(g->set_param("size", "3"),
                       Catch::Contains("Generator adam has no GeneratorParam size; it has: ranks "
-                                      "max_ranks default_schedule n"));
+                                      "max_ranks default_schedule gpu_matmul n"));
     CHECK_THROWS_WITH(g->set_param("n", "ten"),
                       Catch::Contains("Generator adam: GeneratorParam n=ten is not an integer"));
     CHECK_THROWS_WITH(g->set_param("n", "10x"), Catch::Contains("is not an integer"));

@@ -766,6 +766,20 @@ TEST_CASE("MatMuls through the device's BLAS equal the reference", "[device][bla
     megatron.overlap = 0;
     check_five_calls(apps::megatron_mlp(megatron), make_inputs, 1e-5);
 
+    // A batch of MatMuls: a mixture of experts, each rank its experts, one
+    // product per expert and token tile, overlapped with its all_to_all too.
+    apps::GemmConfig experts;
+    experts.gpu = true;
+    experts.capacity = 7;
+    CHECK_THAT(JitProgram(apps::gemm_all_to_all(experts), target).plan(2),
+               Catch::Matchers::Contains("the device's BLAS for expert_out"));
+    for (int chunks : {0, 3}) {
+        INFO("experts, overlap " << chunks);
+        experts.overlap = chunks;
+        check_matches_reference(apps::gemm_all_to_all(experts), ranks, within(1e-5), 1, make_inputs,
+                                device_options);
+    }
+
     // A pipeline's stages (a group of world.split): on the other group's
     // ranks the call leaves their stand-ins alone and reads nothing.
     apps::PipelineConfig pipeline;

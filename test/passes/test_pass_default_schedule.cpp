@@ -13,6 +13,7 @@
 #include "Lower.h"
 #include "Rebuild.h"
 #include "TestUtil.h"
+#include "coconet_runtime.h"
 
 using namespace coconet;
 using coconet_test::check_matches_reference;
@@ -362,8 +363,8 @@ TEST_CASE("gemm_form: the MatMuls a BLAS computes as they are", "[passes][defaul
     plain(x, y) = 0.0f;
     plain(x, y) += a(x, r) * b(r, y);
     REQUIRE(form(plain));
-    CHECK(form(plain)->a_x_dim == 0);
-    CHECK(form(plain)->b_y_dim == 1);
+    CHECK(form(plain)->a_walks == std::vector<int>{0, COCONET_GEMM_K});
+    CHECK(form(plain)->b_walks == std::vector<int>{COCONET_GEMM_K, 1});
     CHECK(form(plain)->zero_init);
     CHECK(plain_name(form(plain)->a->name) == "a");
     // Written b * a.
@@ -378,8 +379,19 @@ TEST_CASE("gemm_form: the MatMuls a BLAS computes as they are", "[passes][defaul
     transposed(x, y) += a(y, r) * b(r, x);
     REQUIRE(form(transposed));
     CHECK(plain_name(form(transposed)->a->name) == "b");
-    CHECK(form(transposed)->a_x_dim == 1);
-    CHECK(form(transposed)->b_y_dim == 0);
+    CHECK(form(transposed)->a_walks == std::vector<int>{COCONET_GEMM_K, 0});
+    CHECK(form(transposed)->b_walks == std::vector<int>{1, COCONET_GEMM_K});
+    // A batch of them (the experts of a mixture), one operand the same for
+    // every token tile j.
+    DFunc w = input("w", Float(32), {37, 13, 4}, Replicated());
+    DFunc tokens = input("tokens", Float(32), {13, 11, 4, 3}, Replicated());
+    Var e("e"), j("j");
+    DFunc experts("experts");
+    experts(x, y, e, j) = 0.0f;
+    experts(x, y, e, j) += w(x, r, e) * tokens(r, y, e, j);
+    REQUIRE(form(experts));
+    CHECK(form(experts)->a_walks == std::vector<int>{0, COCONET_GEMM_K, 2});
+    CHECK(form(experts)->b_walks == std::vector<int>{COCONET_GEMM_K, 1, 2, 3});
     // What BLAS does not compute as written.
     std::vector<DFunc> refused;
     auto make = [&](const std::string &name) {
@@ -407,6 +419,9 @@ TEST_CASE("gemm_form: the MatMuls a BLAS computes as they are", "[passes][defaul
     DFunc cast_ints = make("cast_ints");
     cast_ints(x, y) = 0.0f;
     cast_ints(x, y) += Halide::cast<float>(ints(x, r)) * b(r, y);
+    DFunc batch_in_sum = make("batch_in_sum"); // a batch variable twice in one operand
+    batch_in_sum(x, y, e) = 0.0f;
+    batch_in_sum(x, y, e) += w(x, r, e) * tokens(r, y, e, e);
     DFunc two_products = make("two_products");
     two_products(x, y) = 0.0f;
     two_products(x, y) += a(x, r) * b(r, y) + a(x, r) * b(r, y);
@@ -474,10 +489,11 @@ TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call
     CHECK(fn.extern_function_name() == "coconet_gemm");
     CHECK(fn.extern_function_device_api() == Halide::DeviceAPI::OpenCL);
     const std::vector<Halide::ExternFuncArgument> &args = fn.extern_arguments();
-    REQUIRE(args.size() == 11);
-    CHECK(args[9].is_image_param()); // the input itself, not a copy of it
-    REQUIRE(args[10].is_func());
-    CHECK(plain_name(Function(args[10].func).name()) == "halved");
+    REQUIRE(args.size() == 9);
+    CHECK(args[2].is_buffer());      // the descriptor
+    CHECK(args[7].is_image_param()); // the input itself, not a copy of it
+    REQUIRE(args[8].is_func());
+    CHECK(plain_name(Function(args[8].func).name()) == "halved");
     REQUIRE(l.spmd.segments.size() == 1);
     const GpuPlacement where =
         schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);

@@ -5,6 +5,8 @@
 // coconet_gemm (device/DeviceGemm.h).
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "core/Comm.h"
 #include "core/Errors.h"
@@ -174,18 +176,32 @@ int coconet_collective(void *user_context, const char *name, const halide_buffer
                           in, out);
 }
 
-int coconet_gemm(void *user_context, const char *name, const halide_device_interface_t *device,
-                 int32_t device_api, int32_t computes, int32_t k_min, int32_t k_extent,
-                 int32_t a_x_dim, int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b,
-                 halide_buffer_t *out) {
+int coconet_gemm(void *user_context, const char *name, const halide_buffer_t *desc,
+                 const halide_device_interface_t *device, int32_t computes, int32_t k_min,
+                 int32_t k_extent, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
     if (!user_context) {
         std::fprintf(stderr, "coconet: matmul '%s' called without a communicator\n",
                      name ? name : "");
         return COCONET_ERR_INVALID;
     }
-    return coconet_rt::run_device_gemm(*static_cast<coconet_comm *>(user_context), name, device,
-                                       device_api, computes != 0, k_min, k_extent, a_x_dim, b_y_dim,
-                                       a, b, out);
+    coconet_comm *comm = static_cast<coconet_comm *>(user_context);
+    coconet_gemm_desc d;
+    const bool bytes = desc && desc->host && desc->dimensions == 1 &&
+                       desc->type.code == halide_type_uint && desc->type.bits == 8 &&
+                       desc->dim[0].stride == 1 && desc->dim[0].extent == (int32_t)sizeof(d);
+    if (bytes) {
+        std::memcpy(&d, desc->host, sizeof(d));
+    }
+    if (!bytes || d.version != COCONET_GEMM_ABI_VERSION || d.size != sizeof(d)) {
+        return comm->fail(
+            COCONET_ERR_INVALID,
+            coconet_rt::op_label(comm->rank, std::string("matmul '") + (name ? name : "") + "'") +
+                ": its descriptor is not a coconet_gemm_desc of version " +
+                std::to_string(COCONET_GEMM_ABI_VERSION) + " (" + std::to_string(sizeof(d)) +
+                " bytes)");
+    }
+    return coconet_rt::run_device_gemm(*comm, name, d, device, computes != 0, k_min, k_extent, a, b,
+                                       out);
 }
 
 } // extern "C"

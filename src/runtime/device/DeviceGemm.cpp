@@ -110,19 +110,20 @@ struct Product {
 
 // The operand of buffer `buf` whose dimension `walk` runs along `count`
 // elements from `first` (A: the rows of the product, B: its columns) and
-// whose other dimension runs along the contraction, [k_min, k_min + k).
-// `rows_first`: the operand is A, stored untransposed when `walk` is its
-// densest dimension; B is untransposed when the contraction is. "" or why
-// BLAS cannot take it.
-std::string operand(const halide_buffer_t *buf, int walk, int32_t first, int count, int32_t k_min,
-                    int k, bool rows_first, Operand *o) {
-    const halide_dimension_t &w = buf->dim[walk], &c = buf->dim[1 - walk];
+// whose dimension `kdim` runs along the contraction, [k_min, k_min + k),
+// starting `base` elements into the buffer (a batch's matrix). `rows_first`:
+// the operand is A, stored untransposed when `walk` is its densest
+// dimension; B is untransposed when the contraction is. "" or why BLAS cannot
+// take it.
+std::string operand(const halide_buffer_t *buf, int walk, int kdim, int32_t first, int count,
+                    int32_t k_min, int k, int64_t base, bool rows_first, Operand *o) {
+    const halide_dimension_t &w = buf->dim[walk], &c = buf->dim[kdim];
     if (first < w.min || first + count > w.min + w.extent || k_min < c.min ||
         k_min + k > c.min + c.extent) {
         return "an operand's buffer does not cover the box the product reads";
     }
     o->buf = buf;
-    o->offset = (int64_t)(first - w.min) * w.stride + (int64_t)(k_min - c.min) * c.stride;
+    o->offset = base + (int64_t)(first - w.min) * w.stride + (int64_t)(k_min - c.min) * c.stride;
     // A dimension of one element may have any stride; BLAS wants a leading
     // dimension no smaller than the stored rows.
     const bool walk_dense = w.stride == 1 || count == 1, k_dense = c.stride == 1 || k == 1;
@@ -333,40 +334,95 @@ std::string run(coconet_comm &comm, const Product &p) {
 
 } // namespace opencl
 
-bool is_float32_matrix(const halide_buffer_t *b) {
-    return b && b->dimensions == 2 && b->type.code == halide_type_float && b->type.bits == 32 &&
+bool is_float32(const halide_buffer_t *b, int dims) {
+    return b && b->dimensions == dims && b->type.code == halide_type_float && b->type.bits == 32 &&
            b->type.lanes == 1;
+}
+
+// "" when an operand's walks are a MatMul's: one dimension walks `own` (x for
+// a, y for b), one the contraction, the others distinct batch dimensions of
+// out's `dims`.
+std::string check_walks(const int32_t *walks, int n, int own, int dims) {
+    int found_own = 0, found_k = 0;
+    for (int i = 0; i < n; i++) {
+        const bool batch =
+            walks[i] >= 2 && walks[i] < dims && std::count(walks, walks + n, walks[i]) == 1;
+        found_own += walks[i] == own;
+        found_k += walks[i] == COCONET_GEMM_K;
+        if (walks[i] != own && walks[i] != COCONET_GEMM_K && !batch) {
+            return "an operand's dimension " + std::to_string(i) + " walks " +
+                   std::to_string(walks[i]) + ", no dimension of a MatMul of " +
+                   std::to_string(dims) + " dimensions";
+        }
+    }
+    return found_own == 1 && found_k == 1 ? ""
+                                          : "an operand does not walk its row and the sum once";
+}
+
+// The dimension of an operand that walks `target` (an out dimension or k).
+int walking(const int32_t *walks, int n, int target) {
+    return (int)(std::find(walks, walks + n, target) - walks);
+}
+
+// The elements from an operand's first one to its matrix of out's batch
+// index `at` (dims 2 and up; 0 elsewhere), or -1 if a batch dimension of it
+// does not hold that index.
+int64_t batch_base(const halide_buffer_t *buf, const int32_t *walks, const int32_t *at) {
+    int64_t base = 0;
+    for (int i = 0; i < buf->dimensions; i++) {
+        if (walks[i] >= 2) {
+            const halide_dimension_t &d = buf->dim[i];
+            if (at[walks[i]] < d.min || at[walks[i]] >= d.min + d.extent) {
+                return -1;
+            }
+            base += (int64_t)(at[walks[i]] - d.min) * d.stride;
+        }
+    }
+    return base;
 }
 
 } // namespace
 
-int run_device_gemm(coconet_comm &comm, const char *name, const halide_device_interface_t *device,
-                    int device_api, bool computes, int32_t k_min, int32_t k_extent, int a_x_dim,
-                    int b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_desc &d,
+                    const halide_device_interface_t *device, bool computes, int32_t k_min,
+                    int32_t k_extent, halide_buffer_t *a, halide_buffer_t *b,
+                    halide_buffer_t *out) {
     const std::string what = std::string("matmul '") + (name ? name : "") + "'";
     auto fail = [&](int code, const std::string &problem) {
         return comm.fail(code, op_label(comm.rank, what) + ": " + problem);
     };
-    if (!is_float32_matrix(a) || !is_float32_matrix(b) || !is_float32_matrix(out) ||
-        (a_x_dim != 0 && a_x_dim != 1) || (b_y_dim != 0 && b_y_dim != 1) || k_extent < 0) {
-        return fail(COCONET_ERR_INVALID, "takes two-dimensional float32 buffers");
+    if (d.dims < 2 || d.dims > COCONET_STAGE_DIMS || d.a_dims < 2 ||
+        d.a_dims > COCONET_STAGE_DIMS || d.b_dims < 2 || d.b_dims > COCONET_STAGE_DIMS ||
+        !is_float32(a, d.a_dims) || !is_float32(b, d.b_dims) || !is_float32(out, d.dims) ||
+        k_extent < 0) {
+        return fail(COCONET_ERR_INVALID, "takes float32 buffers of the descriptor's dimensions");
     }
-    const halide_dimension_t &x = out->dim[0], &y = out->dim[1];
+    std::string problem = check_walks(d.a_walks, d.a_dims, 0, d.dims);
+    if (problem.empty()) {
+        problem = check_walks(d.b_walks, d.b_dims, 1, d.dims);
+    }
+    if (!problem.empty()) {
+        return fail(COCONET_ERR_INVALID, problem);
+    }
     // Halide fills an input parameter's query from the buffer itself: only the
     // output is sure to have no memory then.
     if (out->is_bounds_query() || a->is_bounds_query() || b->is_bounds_query()) {
-        a->dim[a_x_dim].min = x.min;
-        a->dim[a_x_dim].extent = computes ? x.extent : 0;
-        b->dim[b_y_dim].min = y.min;
-        b->dim[b_y_dim].extent = computes ? y.extent : 0;
         for (halide_buffer_t *operand : {a, b}) {
-            halide_dimension_t &k = operand->dim[operand == a ? 1 - a_x_dim : 1 - b_y_dim];
-            k.min = k_min;
-            k.extent = computes ? k_extent : 0;
+            const int32_t *walks = operand == a ? d.a_walks : d.b_walks;
+            for (int i = 0; i < operand->dimensions; i++) {
+                const bool k = walks[i] == COCONET_GEMM_K;
+                operand->dim[i].min = k ? k_min : out->dim[walks[i]].min;
+                operand->dim[i].extent = !computes ? 0 : k ? k_extent : out->dim[walks[i]].extent;
+            }
         }
         return COCONET_OK;
     }
-    if (!computes || x.extent == 0 || y.extent == 0) {
+    int64_t batches = 1;
+    for (int i = 2; i < d.dims; i++) {
+        batches *= out->dim[i].extent;
+    }
+    const halide_dimension_t &x = out->dim[0], &y = out->dim[1];
+    if (!computes || x.extent == 0 || y.extent == 0 || batches == 0) {
         return COCONET_OK;
     }
     if (!device) {
@@ -382,29 +438,51 @@ int run_device_gemm(coconet_comm &comm, const char *name, const halide_device_in
             return fail(COCONET_ERR_BACKEND, "could not copy an operand to the device");
         }
     }
-    Product p{x.extent, y.extent, k_extent, {}, {}, {}};
-    std::string problem = operand(a, a_x_dim, x.min, p.m, k_min, p.k, true, &p.a);
-    if (problem.empty()) {
-        problem = operand(b, b_y_dim, y.min, p.n, k_min, p.k, false, &p.b);
+    // out walks x, y, then each batch dimension itself.
+    const int32_t out_walks[COCONET_STAGE_DIMS] = {0, 1, 2, 3};
+    int32_t at[COCONET_STAGE_DIMS] = {0, 0, 0, 0};
+    for (int i = 2; i < d.dims; i++) {
+        at[i] = out->dim[i].min;
     }
-    if (problem.empty()) {
-        // C as an operand walking x along its rows and y along its columns.
-        problem = operand(out, 0, x.min, p.m, y.min, p.n, true, &p.c);
-        if (problem.empty() && p.c.transposed) {
-            problem = "its output's first dimension has stride " + std::to_string(x.stride);
+    for (int64_t batch = 0; batch < batches; batch++) {
+        const int64_t a_base = batch_base(a, d.a_walks, at), b_base = batch_base(b, d.b_walks, at);
+        if (a_base < 0 || b_base < 0) {
+            return fail(COCONET_ERR_INVALID,
+                        "an operand's buffer does not cover the batches the product reads");
         }
-    }
-    if (!problem.empty()) {
-        return fail(COCONET_ERR_INVALID, problem);
-    }
-    std::string error;
-    switch (device_api) {
-    case COCONET_DEVICE_CUDA: error = cuda::run(p); break;
-    case COCONET_DEVICE_OPENCL: error = opencl::run(comm, p); break;
-    default: return fail(COCONET_ERR_INVALID, "has an unknown device API");
-    }
-    if (!error.empty()) {
-        return fail(COCONET_ERR_BACKEND, error);
+        Product p{x.extent, y.extent, k_extent, {}, {}, {}};
+        problem = operand(a, walking(d.a_walks, d.a_dims, 0),
+                          walking(d.a_walks, d.a_dims, COCONET_GEMM_K), x.min, p.m, k_min, p.k,
+                          a_base, true, &p.a);
+        if (problem.empty()) {
+            problem = operand(b, walking(d.b_walks, d.b_dims, 1),
+                              walking(d.b_walks, d.b_dims, COCONET_GEMM_K), y.min, p.n, k_min, p.k,
+                              b_base, false, &p.b);
+        }
+        if (problem.empty()) {
+            // C as an operand walking x along its rows and y along its columns.
+            problem = operand(out, 0, 1, x.min, p.m, y.min, p.n, batch_base(out, out_walks, at),
+                              true, &p.c);
+            if (problem.empty() && p.c.transposed) {
+                problem = "its output's first dimension has stride " + std::to_string(x.stride);
+            }
+        }
+        if (!problem.empty()) {
+            return fail(COCONET_ERR_INVALID, problem);
+        }
+        std::string error;
+        switch (d.device_api) {
+        case COCONET_DEVICE_CUDA: error = cuda::run(p); break;
+        case COCONET_DEVICE_OPENCL: error = opencl::run(comm, p); break;
+        default: return fail(COCONET_ERR_INVALID, "has an unknown device API");
+        }
+        if (!error.empty()) {
+            return fail(COCONET_ERR_BACKEND, error);
+        }
+        // The next batch index, the lowest dimension fastest.
+        for (int i = 2; i < d.dims && ++at[i] == out->dim[i].min + out->dim[i].extent; i++) {
+            at[i] = out->dim[i].min;
+        }
     }
     out->set_host_dirty(false);
     out->set_device_dirty(true);

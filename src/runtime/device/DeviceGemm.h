@@ -8,26 +8,26 @@
 
 #include <cstdint>
 
-#include "HalideRuntime.h"
+#include "coconet_runtime.h"
 
 struct coconet_comm;
 
 namespace coconet_rt {
 
-// out(x, y) = sum over k in [k_min, k_min + k_extent) of a(.., ..) * b(.., ..),
-// where a's dimension a_x_dim walks x (the other k) and b's dimension b_y_dim
-// walks y; where `computes` is false (a stand-in on a rank outside the
-// value's group of world.split), nothing: out is left alone, a and b read
-// nowhere. In a bounds query (a or b with neither host nor device memory) it
-// sets the boxes of a and b that out needs. Otherwise it brings a and b to
+// out = the product of a and b as `d` describes it (coconet_runtime.h:
+// coconet_gemm), k over [k_min, k_min + k_extent), one BLAS call per batch
+// index; where `computes` is false (a stand-in on a rank outside the value's
+// group of world.split), nothing: out is left alone, a and b read nowhere. In
+// a bounds query (out, a or b with neither host nor device memory) it sets
+// the boxes of a and b that out needs. Otherwise it brings a and b to
 // `device` (counted as host<->device bytes where they were on the host),
 // gives out an allocation there if it has none (a pipeline's output), queues
-// the product where Halide's kernels run, so that the pipeline's next kernels
-// read it in order, and leaves out device-dirty. Returns 0, or a COCONET error code
-// with comm's error set, naming `name` and the rank.
-int run_device_gemm(coconet_comm &comm, const char *name, const halide_device_interface_t *device,
-                    int device_api, bool computes, int32_t k_min, int32_t k_extent, int a_x_dim,
-                    int b_y_dim, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out);
+// the products where Halide's kernels run, so that the pipeline's next
+// kernels read them in order, and leaves out device-dirty. Returns 0, or a
+// COCONET error code with comm's error set, naming `name` and the rank.
+int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_desc &d,
+                    const halide_device_interface_t *device, bool computes, int32_t k_min,
+                    int32_t k_extent, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out);
 
 } // namespace coconet_rt
 

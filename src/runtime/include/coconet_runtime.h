@@ -296,25 +296,58 @@ int coconet_collective_call(coconet_comm *comm, const char *name,
 
 // ---- Matrix products on a device (the GPU schedules' MatMuls). ----
 enum { COCONET_DEVICE_CUDA = 1, COCONET_DEVICE_OPENCL = 2 };
+#define COCONET_GEMM_ABI_VERSION 1
+// What a dimension of an operand walks: out's dimension of that index (0: x,
+// 1: y, 2 and up: a batch dimension), or the contraction.
+#define COCONET_GEMM_K (-1)
+
+// A MatMul as its extern stage computes it: out(x, y, batch...) = the sum
+// over k of a * b. Among a's dimensions one walks x (0) and one k
+// (COCONET_GEMM_K); among b's one walks y (1) and one k; any other dimension
+// of either walks one of out's batch dimensions (2 and up, each at most once
+// per operand); a batch dimension an operand does not walk is the same
+// matrix for every index of it.
+typedef struct coconet_gemm_desc {
+    uint32_t version;   // COCONET_GEMM_ABI_VERSION of the caller's header
+    uint32_t size;      // sizeof(coconet_gemm_desc) of the caller's header
+    int32_t device_api; // COCONET_DEVICE_CUDA (cuBLAS) or COCONET_DEVICE_OPENCL (CLBlast)
+    int32_t dims;       // of out: 2 to COCONET_STAGE_DIMS
+    int32_t a_dims, b_dims;
+    int32_t a_walks[COCONET_STAGE_DIMS], b_walks[COCONET_STAGE_DIMS];
+} coconet_gemm_desc;
+
+// A descriptor of this header's version and size: a plain product (a walks
+// x then k, b walks k then y) for device_api.
+static inline void coconet_gemm_desc_init(coconet_gemm_desc *desc, int32_t device_api) {
+    int i;
+    desc->version = COCONET_GEMM_ABI_VERSION;
+    desc->size = (uint32_t)sizeof(coconet_gemm_desc);
+    desc->device_api = device_api;
+    desc->dims = desc->a_dims = desc->b_dims = 2;
+    for (i = 0; i < COCONET_STAGE_DIMS; i++) {
+        desc->a_walks[i] = desc->b_walks[i] = COCONET_GEMM_K;
+    }
+    desc->a_walks[0] = 0;
+    desc->b_walks[1] = 1;
+}
+
 // The extern stage of a MatMul that a GPU schedule hands to the device's BLAS:
 // cuBLAS for COCONET_DEVICE_CUDA, CLBlast for COCONET_DEVICE_OPENCL, each
-// opened at its first call. out(x, y) = the sum over k in [k_min, k_min +
-// k_extent) of a * b, all float32, where dimension a_x_dim (0 or 1) of `a`
-// walks x and its other one k, and dimension b_y_dim of `b` walks y. With
-// `computes` 0 it does nothing and asks a and b for no element (on a rank
-// outside its value's group of world.split, out is a stand-in that nobody
-// reads). In bounds-query mode (out, a or b with neither host nor device
-// memory) it sets the boxes of a and b that out needs. Otherwise a, b and out
-// get allocations
-// on `device` (Halide's interface of that API) where they have none, a and b
-// are copied there where newer on the host (counted as COCONET_HOST_DEVICE
-// bytes), the product is queued in order with Halide's kernels on that
-// device, and out is left device-dirty. A missing library is an error naming
-// it.
-int coconet_gemm(void *user_context, const char *name, const halide_device_interface_t *device,
-                 int32_t device_api, int32_t computes, int32_t k_min, int32_t k_extent,
-                 int32_t a_x_dim, int32_t b_y_dim, halide_buffer_t *a, halide_buffer_t *b,
-                 halide_buffer_t *out);
+// opened at its first call. `desc` is a constant 1-D uint8 buffer holding a
+// coconet_gemm_desc (another version or size is refused with
+// COCONET_ERR_INVALID); all buffers are float32; k runs over [k_min, k_min +
+// k_extent). With `computes` 0 it does nothing and asks a and b for no
+// element (on a rank outside its value's group of world.split, out is a
+// stand-in that nobody reads). In bounds-query mode (out, a or b with neither
+// host nor device memory) it sets the boxes of a and b that out needs.
+// Otherwise a, b and out get allocations on `device` (Halide's interface of
+// that API) where they have none, a and b are copied there where newer on the
+// host (counted as COCONET_HOST_DEVICE bytes), one product per batch index is
+// queued in order with Halide's kernels on that device, and out is left
+// device-dirty. A missing library is an error naming it.
+int coconet_gemm(void *user_context, const char *name, const halide_buffer_t *desc,
+                 const halide_device_interface_t *device, int32_t computes, int32_t k_min,
+                 int32_t k_extent, halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out);
 
 // ---- Fused collectives (the fuse_with schedule). ----
 // A reduce-scatter whose consumers are computed inside its pass: this rank

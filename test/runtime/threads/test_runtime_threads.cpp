@@ -384,38 +384,75 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
     coconet_threads_world_destroy(w);
 }
 
+// A coconet_gemm descriptor as its extern stage receives it: a 1-D uint8
+// buffer over the struct's bytes.
+struct GemmDesc {
+    coconet_gemm_desc d;
+    halide_dimension_t dim{0, (int32_t)sizeof(coconet_gemm_desc), 1, 0};
+    halide_buffer_t b{};
+    GemmDesc() {
+        coconet_gemm_desc_init(&d, COCONET_DEVICE_CUDA);
+        b.host = reinterpret_cast<uint8_t *>(&d);
+        b.type = halide_type_t(halide_type_uint, 8);
+        b.dimensions = 1;
+        b.dim = &dim;
+    }
+};
+
 TEST_CASE("coconet_gemm: bounds queries, and refusals naming the rank and the MatMul",
           "[runtime][gemm]") {
     coconet_threads_world *w = coconet_threads_world_create(1, 1.0);
     coconet_comm *c = coconet_threads_world_comm(w, 0);
-    TBox box = empty_box(2);
+    TBox box = empty_box(3);
     box.min[0] = 4, box.extent[0] = 5, box.min[1] = 2, box.extent[1] = 3;
-    // A query: x along a's dimension 1 and y along b's dimension 0 (both
-    // stored transposed), the contraction [10, 17) along the others.
+    box.min[2] = 1, box.extent[2] = 2;
+    // A query of a batch of products: a walks k, x and the batch, b walks y
+    // and k (the same matrix for every batch), the contraction [10, 17).
+    GemmDesc desc;
+    desc.d.dims = desc.d.a_dims = 3;
+    desc.d.a_walks[0] = COCONET_GEMM_K, desc.d.a_walks[1] = 0, desc.d.a_walks[2] = 2;
+    desc.d.b_walks[0] = 1, desc.d.b_walks[1] = COCONET_GEMM_K;
     Buf query(type_of<float>(), box, false, true);
-    Buf a(type_of<float>(), empty_box(2), false, true),
+    Buf a(type_of<float>(), empty_box(3), false, true),
         b(type_of<float>(), empty_box(2), false, true);
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 10, 7, 1, 0, &a.b, &b.b,
-                       &query.b) == COCONET_OK);
-    CHECK(a.dim[0].min == 10);
-    CHECK(a.dim[0].extent == 7);
-    CHECK(a.dim[1].min == 4);
-    CHECK(a.dim[1].extent == 5);
-    CHECK(b.dim[0].min == 2);
-    CHECK(b.dim[0].extent == 3);
-    CHECK(b.dim[1].min == 10);
-    CHECK(b.dim[1].extent == 7);
-    // Refused: other element types, and a call with no device to run on.
-    Buf out(type_of<float>(), box, false), ints(type_of<int32_t>(), box, false);
-    Buf x(type_of<float>(), box, false), y(type_of<float>(), box, false);
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 0, 5, 0, 1, &x.b, &y.b, &ints.b) ==
-          COCONET_ERR_INVALID);
-    CHECK_THAT(std::string(coconet_comm_last_error(c)),
-               Contains("rank 0: matmul 'mm': takes two-dimensional float32 buffers"));
-    CHECK(coconet_gemm(c, "mm", nullptr, COCONET_DEVICE_CUDA, 1, 0, 5, 0, 1, &x.b, &y.b, &out.b) ==
-          COCONET_ERR_INVALID);
-    CHECK_THAT(std::string(coconet_comm_last_error(c)),
-               Contains("rank 0: matmul 'mm': was given no device interface"));
+    CHECK(coconet_gemm(c, "mm", &desc.b, nullptr, 1, 10, 7, &a.b, &b.b, &query.b) == COCONET_OK);
+    const int32_t want_a[3][2] = {{10, 7}, {4, 5}, {1, 2}}, want_b[2][2] = {{2, 3}, {10, 7}};
+    for (int i = 0; i < 3; i++) {
+        CHECK(a.dim[i].min == want_a[i][0]);
+        CHECK(a.dim[i].extent == want_a[i][1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        CHECK(b.dim[i].min == want_b[i][0]);
+        CHECK(b.dim[i].extent == want_b[i][1]);
+    }
+    // A rank that computes nothing asks for nothing.
+    CHECK(coconet_gemm(c, "mm", &desc.b, nullptr, 0, 10, 7, &a.b, &b.b, &query.b) == COCONET_OK);
+    CHECK(a.dim[0].extent == 0);
+    CHECK(b.dim[0].extent == 0);
+    // Refused: another descriptor version, walks that are no MatMul's, other
+    // element types, and a call with no device to run on.
+    auto refused = [&](const coconet_gemm_desc &d, halide_buffer_t *x, halide_buffer_t *y,
+                       halide_buffer_t *out, const std::string &why) {
+        GemmDesc bad;
+        bad.d = d;
+        CHECK(coconet_gemm(c, "mm", &bad.b, nullptr, 1, 0, 5, x, y, out) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(c)),
+                   Contains("rank 0: matmul 'mm': " + why));
+    };
+    TBox plain = empty_box(2);
+    plain.extent[0] = plain.extent[1] = 5;
+    Buf out(type_of<float>(), plain, false), ints(type_of<int32_t>(), plain, false);
+    Buf x(type_of<float>(), plain, false), y(type_of<float>(), plain, false);
+    coconet_gemm_desc d;
+    coconet_gemm_desc_init(&d, COCONET_DEVICE_CUDA);
+    d.version = 99;
+    refused(d, &x.b, &y.b, &out.b, "its descriptor is not a coconet_gemm_desc of version 1");
+    coconet_gemm_desc_init(&d, COCONET_DEVICE_CUDA);
+    d.a_walks[1] = 0;
+    refused(d, &x.b, &y.b, &out.b, "an operand does not walk its row and the sum once");
+    coconet_gemm_desc_init(&d, COCONET_DEVICE_CUDA);
+    refused(d, &x.b, &y.b, &ints.b, "takes float32 buffers of the descriptor's dimensions");
+    refused(d, &x.b, &y.b, &out.b, "was given no device interface");
     coconet_threads_world_destroy(w);
 }
 
