@@ -602,14 +602,7 @@ std::string placement_text(const GpuPlacement &placement) {
     if (!host.empty()) {
         parts.push_back("on the host: " + join(host));
     }
-    if (parts.empty()) {
-        return "no computation";
-    }
-    std::string text = parts[0];
-    for (size_t i = 1; i < parts.size(); i++) {
-        text += "; " + parts[i];
-    }
-    return text;
+    return parts.empty() ? "no computation" : join(parts, "; ");
 }
 
 std::string device_collectives_text(const Analysis &a, const SpmdPipeline &spmd) {
