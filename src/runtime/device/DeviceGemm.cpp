@@ -171,11 +171,10 @@ struct Api {
                  int, const float *, float *, int) = blas.symbol<decltype(sgemm)>("cublasSgemm_v2");
     const char *(*status)(int) = blas.symbol<decltype(status)>("cublasGetStatusString");
 
-    std::string missing() const {
-        return unusable(driver, blas,
-                        pointer_attribute && push && pop && memset_2d && create && sgemm,
-                        "libcuda or libcublas");
-    }
+    // Why the libraries cannot be used, or "": found once, with them.
+    const std::string missing =
+        unusable(driver, blas, pointer_attribute &&push &&pop &&memset_2d &&create &&sgemm,
+                 "libcuda or libcublas");
 };
 
 HandlePool<CUcontext, void *> &handles() {
@@ -189,8 +188,8 @@ float *address(const Operand &o) {
 
 std::string run(const Product &p) {
     const Api &cu = loaded<Api>();
-    if (std::string why = cu.missing(); !why.empty()) {
-        return "cuBLAS is not available: " + why;
+    if (!cu.missing.empty()) {
+        return "cuBLAS is not available: " + cu.missing;
     }
     CUcontext ctx = nullptr;
     if (cu.pointer_attribute(&ctx, kPointerContext, p.c.buf->device) != 0 || !ctx ||
@@ -263,11 +262,9 @@ struct Api {
                  size_t, size_t, float, cl_mem, size_t, size_t, cl_command_queue *,
                  void *) = blas.symbol<decltype(sgemm)>("CLBlastSgemm");
 
-    std::string missing() const {
-        return unusable(cl, blas,
-                        mem_info && context_info && create_queue && finish && fill && sgemm,
-                        "libOpenCL or libclblast");
-    }
+    const std::string missing =
+        unusable(cl, blas, mem_info &&context_info &&create_queue &&finish &&fill &&sgemm,
+                 "libOpenCL or libclblast");
 };
 
 HandlePool<cl_context, cl_command_queue> &queues() {
@@ -285,8 +282,8 @@ size_t offset(const Operand &o) {
 
 std::string run(coconet_comm &comm, const Product &p) {
     const Api &cl = loaded<Api>();
-    if (std::string why = cl.missing(); !why.empty()) {
-        return "CLBlast is not available: " + why;
+    if (!cl.missing.empty()) {
+        return "CLBlast is not available: " + cl.missing;
     }
     cl_context ctx = nullptr;
     cl_device_id device = nullptr;
@@ -440,6 +437,10 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
     }
     // out walks x, y, then each batch dimension itself.
     const int32_t out_walks[COCONET_STAGE_DIMS] = {0, 1, 2, 3};
+    const int a_x = walking(d.a_walks, d.a_dims, 0),
+              a_k = walking(d.a_walks, d.a_dims, COCONET_GEMM_K);
+    const int b_y = walking(d.b_walks, d.b_dims, 1),
+              b_k = walking(d.b_walks, d.b_dims, COCONET_GEMM_K);
     int32_t at[COCONET_STAGE_DIMS] = {0, 0, 0, 0};
     for (int i = 2; i < d.dims; i++) {
         at[i] = out->dim[i].min;
@@ -451,13 +452,9 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
                         "an operand's buffer does not cover the batches the product reads");
         }
         Product p{x.extent, y.extent, k_extent, {}, {}, {}};
-        problem = operand(a, walking(d.a_walks, d.a_dims, 0),
-                          walking(d.a_walks, d.a_dims, COCONET_GEMM_K), x.min, p.m, k_min, p.k,
-                          a_base, true, &p.a);
+        problem = operand(a, a_x, a_k, x.min, p.m, k_min, p.k, a_base, true, &p.a);
         if (problem.empty()) {
-            problem = operand(b, walking(d.b_walks, d.b_dims, 1),
-                              walking(d.b_walks, d.b_dims, COCONET_GEMM_K), y.min, p.n, k_min, p.k,
-                              b_base, false, &p.b);
+            problem = operand(b, b_y, b_k, y.min, p.n, k_min, p.k, b_base, false, &p.b);
         }
         if (problem.empty()) {
             // C as an operand walking x along its rows and y along its columns.
