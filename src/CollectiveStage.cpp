@@ -74,14 +74,7 @@ coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &
 }
 
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a) {
-    switch (f.collective->kind) {
-    case CollectiveKind::SendRecv: return "a send between the groups of world.split";
-    default: break;
-    }
     const FuncInfo &src = a.of(f.collective->source.get());
-    if (src.layout.group.nsplit != 1) {
-        return "on a group of world.split, empty on the other groups' ranks";
-    }
     if (src.extents.empty()) {
         // A host scalar would read a stale copy (see the header).
         for (const DFunc &reader : a.order) {

@@ -32,16 +32,16 @@ Halide::Buffer<uint8_t> desc_buffer(const Desc &d, const std::string &name) {
 coconet_collective_desc collective_desc(const DFuncContents &f, const Analysis &a, int chunk_dim);
 
 // Why collective f's stage cannot run on the device of a GPU target, or ""
-// when it can: an all_reduce, reduce_scatter, all_gather, broadcast or
-// all_to_all of the world; a scalar only where every scalar reading it is
-// a GPU kernel. Halide allocates a device stage's output on the device
-// before the call, and its GPU runtimes abort on an empty allocation, which
-// a value of a group of world.split is on the other groups' ranks (the
-// executor refuses a world leaving a rank an empty slice of a device stage's
-// output). Halide copies a buffer between host and device around the
-// statements that touch it, taking loop-free ones together, so a scalar
-// computed on the host right after the stage would read the host copy from
-// before it.
+// when it can: any collective of the world or of a group of world.split, and
+// a send between groups; a scalar only where every scalar reading it is a
+// GPU kernel. Halide allocates a device stage's output on the device before
+// the call, and its GPU runtimes abort on an empty allocation: on the ranks
+// outside a group the output is a stand-in of one element that the call
+// leaves alone (GpuSchedule.h), and the executor refuses a world leaving a
+// rank of the group an empty slice. Halide copies a buffer between host and
+// device around the statements that touch it, taking loop-free ones
+// together, so a scalar computed on the host right after the stage would
+// read the host copy from before it.
 std::string why_not_on_device(const DFuncContents &f, const Analysis &a);
 inline bool collective_on_device(const DFuncContents &f, const Analysis &a) {
     return why_not_on_device(f, a).empty();

@@ -516,10 +516,13 @@ const DFuncContents *value_named(const Analysis &a, const std::string &name) {
 // one. Each root Func of such a value that the segment allocates (not its
 // outputs, which the executor gives) is stored there in a stand-in of one
 // element that nothing computes, and on the group's ranks in the value's
-// extents (whatever region its readers need of it); a collective's result
-// that a kernel reads is read through a copy on the host stored so (the
-// collective itself writes exactly the region asked). A MatMul through the
-// device's BLAS is stored so itself: there its call leaves the stand-in alone.
+// extents (whatever region its readers need of it). An extern stage on the
+// device (a collective, a MatMul through the device's BLAS) is handed its
+// storage as its output, so it is bounded instead: the rank's box of the
+// value on the group's ranks, one element elsewhere, which its call leaves
+// alone. A host stage's result that a kernel reads is read through a copy on
+// the host stored as a kernel's is (the stage itself writes exactly the
+// region asked).
 void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipeline &spmd,
                     const GpuPlacement &placement) {
     std::set<std::string> outputs;
@@ -533,8 +536,19 @@ void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipelin
             outputs.count(name)) {
             continue;
         }
+        const FuncInfo &info = a.of(value);
+        const Halide::Expr member = group_ranks(info.layout.group, spmd.rank, spmd.size).member;
         Func stored(fn);
-        if (fn.has_extern_definition() && fn.extern_function_name() != "coconet_gemm") {
+        if (fn.has_extern_definition() &&
+            fn.extern_function_device_api() != Halide::DeviceAPI::Host) {
+            for (int d = 0; d < fn.dimensions(); d++) {
+                const ExprRange box = rank_box_range(info, d, spmd.rank, spmd.size);
+                stored.bound(stored.args()[d], Halide::select(member, box.begin, 0),
+                             Halide::max(box.end - box.begin, 1));
+            }
+            continue;
+        }
+        if (fn.has_extern_definition()) {
             if (std::find(placement.reads.begin(), placement.reads.end(), plain) ==
                 placement.reads.end()) {
                 continue;
@@ -542,8 +556,6 @@ void give_stand_ins(const HalideSegment &h, const Analysis &a, const SpmdPipelin
             stored = stored.in();
             stored.compute_root();
         }
-        const FuncInfo &info = a.of(value);
-        const Halide::Expr member = group_ranks(info.layout.group, spmd.rank, spmd.size).member;
         for (int d = 0; d < fn.dimensions(); d++) {
             stored.bound_storage(stored.args()[d],
                                  Halide::max(Halide::select(member, info.extents[d], 0), 1));

@@ -97,8 +97,9 @@ GpuPlacement schedule_for_gpu(const Halide::Pipeline &p, const NonEmptyBox &none
 // world.split, empty). On the other groups' ranks, Halide still allocates a
 // buffer that host and device touch, before the condition is tested, and its
 // GPU runtimes abort on an empty one: such values are stored there in
-// stand-ins of one element (a collective's result that a kernel reads,
-// through a copy on the host stored so). AOT and JIT compile through it.
+// stand-ins of one element (a device stage's output bounded so; a host
+// stage's result that a kernel reads, through a copy on the host stored so).
+// AOT and JIT compile through it.
 GpuPlacement schedule_segment_for_gpu(const HalideSegment &h, const Analysis &a,
                                       const SpmdPipeline &spmd);
 

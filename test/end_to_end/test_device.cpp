@@ -496,6 +496,25 @@ TEST_CASE("unfused collectives among ranks sharing a device copy nothing to the 
     check_resident(apps::gemv_all_reduce(gemv), 0.0);
 }
 
+TEST_CASE("a pipeline's stages among ranks sharing a device copy nothing to the host",
+          "[device][resident][pipeline]") {
+    // Each group's all_reduce (or its fused pass) and the send between the
+    // groups move device buffers; on the other group's ranks they leave their
+    // stand-ins alone.
+    apps::PipelineConfig c;
+    c.gpu = true;
+    c.hidden = 37;
+    c.batch = 11;
+    for (apps::Schedule s : schedules) {
+        INFO(apps::to_string(s));
+        c.schedule = s;
+        const Program p = apps::two_stage_pipeline(c);
+        CHECK_THAT(JitProgram(p, target).plan(3),
+                   !Catch::Matchers::Contains("collectives through host memory"));
+        check_resident(p, 0.0, make_inputs, 2);
+    }
+}
+
 TEST_CASE("a reduce among ranks sharing a device copies nothing to the host",
           "[device][resident]") {
     // The root folds the members' inputs with the combiner kernel (or the

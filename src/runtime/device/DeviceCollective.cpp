@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "core/Comm.h"
-#include "device/Device.h"
 #include "core/Errors.h"
 #include "core/Pack.h"
+#include "device/Device.h"
 
 namespace coconet_rt {
 
@@ -48,11 +48,6 @@ int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const 
 }
 
 namespace {
-
-// Kinds whose device stage reads peers' device buffers where they are.
-bool moves_on_device(int kind) {
-    return kind != COCONET_SEND_RECV;
-}
 
 // acc = combiner(acc, next), element-wise on the device.
 int combine(coconet_comm &comm, const coconet_aot_combiner &c, halide_buffer_t *acc,
@@ -103,7 +98,7 @@ int run_staged(coconet_comm &comm, Op &op, halide_buffer_t *in, halide_buffer_t 
     // touches no host memory, and the input's own state stays as Halide left
     // it (the executor counts the copies Halide makes from that state, this
     // one is counted here).
-    if (in->device && (in->device_dirty() || !in->host)) {
+    if (op.src.has(comm.rank) && in->device && (in->device_dirty() || !in->host)) {
         in_copy = std::make_unique<PackedBox>(box_of(in), in->type);
         host_in = &in_copy->buf;
         rc = copy_host_device(comm, in, host_in);
@@ -153,7 +148,7 @@ DeviceLibrary *library_for(coconet_comm &comm, int kind, int red, const halide_t
 // themselves.
 bool shares_device(coconet_comm &comm, int kind, int red, const halide_type_t &type) {
     return comm.device_collectives() && comm.running && comm.running->device_interface &&
-           moves_on_device(kind) && (!is_reduction(kind) || find_combiner(comm.running, red, type));
+           (!is_reduction(kind) || find_combiner(comm.running, red, type));
 }
 
 } // namespace
@@ -174,11 +169,13 @@ int run_device_collective(coconet_comm &comm, Op &op, halide_buffer_t *in, halid
     // (a pipeline's input the caller keeps on the host, or one whose host
     // data is newer) gets a device copy of the call's own: no allocation its
     // owner did not ask for, and its state stays as Halide left it (see
-    // run_staged). An output without a device allocation likewise.
+    // run_staged). An output without a device allocation likewise. A rank
+    // of a send's receiving group has no input to give (a stand-in of one
+    // element: GpuSchedule.h).
     std::unique_ptr<DeviceTemp> in_copy, out_copy;
     halide_buffer_t *dev_in = in, *dev_out = out;
     int rc = 0;
-    if (!box_of(in).empty() && !on_device(in)) {
+    if (op.src.has(comm.rank) && !box_of(in).empty() && !on_device(in)) {
         in_copy = std::make_unique<DeviceTemp>(comm, box_of(in), in->type);
         dev_in = &in_copy->view.buf;
         rc = device_malloc(comm, dev_in, iface);
@@ -228,8 +225,11 @@ int compute_output_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *
         rc = reduce_on_device(comm, op, out, want);
     } else if (op.kind == COCONET_BROADCAST) {
         rc = device_copy_box(comm, op.peer_inputs[op.src.first + op.root], out, want);
+    } else if (op.kind == COCONET_SEND_RECV && op.dim < 0) {
+        rc = device_copy_box(comm, op.peer_inputs[op.sender_of(comm.rank)], out, want);
     } else {
-        // ALL_GATHER, ALL_TO_ALL: each part of the output from the rank owning it.
+        // ALL_GATHER, ALL_TO_ALL, a sliced SEND_RECV (re-sliced): each part of
+        // the output from the rank owning it.
         for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
             rc = device_copy_box(comm, op.peer_inputs[q], out, intersect(want, op.input_box(q)));
         }

@@ -1,7 +1,7 @@
 // Collectives whose Halide stage runs on a GPU device
 // (coconet_collective_desc::device). Among ranks sharing the device (the
 // threads backend) they read their peers' device buffers where they are:
-// gathers, all_to_alls and broadcasts are device copies, reductions
+// gathers, all_to_alls, broadcasts and sends are device copies, reductions
 // (all_reduce, reduce_scatter, a reduce's root) fold the members' inputs in
 // rank order with the program's combiner kernel, a reduce's other ranks get
 // the op's identity from the program's identity kernel, and no byte
