@@ -785,6 +785,19 @@ TEST_CASE("MatMuls through the device's BLAS equal the reference", "[device][bla
     megatron.overlap = 0;
     check_five_calls(apps::megatron_mlp(megatron), make_inputs, 1e-5);
 
+    // A batch whose first operand is the same matrix for every index: a
+    // strided batch of stride 0 for it.
+    DFunc tb = input("tb", Halide::Float(32), {13, 11, 3}, Local());
+    Halide::Var e("e");
+    DFunc shared("shared");
+    shared(x, y, e) = 0.0f;
+    shared(x, y, e) += a(x, r) * tb(r, y, e);
+    Program batched("batched");
+    batched.output(shared, Local());
+    CHECK_THAT(JitProgram(batched, target).plan(2),
+               Catch::Matchers::Contains("the device's BLAS for shared"));
+    check_matches_reference(batched, ranks, within(1e-5), 1, make_inputs, device_options);
+
     // A batch of MatMuls: a mixture of experts, each rank its experts, one
     // product per expert and token tile, overlapped with its all_to_all too.
     apps::GemmConfig experts;

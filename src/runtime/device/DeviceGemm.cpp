@@ -102,10 +102,14 @@ struct Operand {
     bool transposed = false;
 };
 
-// The product C (m x n) = A (m x k) * B (k x n).
+// The products C_i (m x n) = A_i (m x k) * B_i (k x n), i < batches, each
+// operand's i-th matrix `stride` elements after its (i-1)-th (0: the same
+// matrix for every i).
 struct Product {
     int m, n, k;
     Operand a, b, c;
+    int batches = 1;
+    int64_t a_stride = 0, b_stride = 0, c_stride = 0;
 };
 
 // The operand of buffer `buf` whose dimension `walk` runs along `count`
@@ -169,12 +173,16 @@ struct Api {
     int (*create)(void **) = blas.symbol<decltype(create)>("cublasCreate_v2");
     int (*sgemm)(void *, int, int, int, int, int, const float *, const float *, int, const float *,
                  int, const float *, float *, int) = blas.symbol<decltype(sgemm)>("cublasSgemm_v2");
+    int (*sgemm_batched)(void *, int, int, int, int, int, const float *, const float *, int,
+                         long long, const float *, int, long long, const float *, float *, int,
+                         long long,
+                         int) = blas.symbol<decltype(sgemm_batched)>("cublasSgemmStridedBatched");
     const char *(*status)(int) = blas.symbol<decltype(status)>("cublasGetStatusString");
 
     // Why the libraries cannot be used, or "": found once, with them.
-    const std::string missing =
-        unusable(driver, blas, pointer_attribute &&push &&pop &&memset_2d &&create &&sgemm,
-                 "libcuda or libcublas");
+    const std::string missing = unusable(
+        driver, blas, pointer_attribute &&push &&pop &&memset_2d &&create &&sgemm &&sgemm_batched,
+        "libcuda or libcublas");
 };
 
 HandlePool<CUcontext, void *> &handles() {
@@ -199,9 +207,11 @@ std::string run(const Product &p) {
     std::string error;
     if (p.k == 0) {
         // BLAS would leave C alone or refuse; an empty sum is zero.
-        const CUdeviceptr c = reinterpret_cast<CUdeviceptr>(address(p.c));
-        if (cu.memset_2d(c, (size_t)p.c.ld * sizeof(float), 0, p.m, p.n, nullptr) != 0) {
-            error = "cuMemsetD2D32Async failed";
+        for (int i = 0; i < p.batches && error.empty(); i++) {
+            const CUdeviceptr c = reinterpret_cast<CUdeviceptr>(address(p.c) + i * p.c_stride);
+            if (cu.memset_2d(c, (size_t)p.c.ld * sizeof(float), 0, p.m, p.n, nullptr) != 0) {
+                error = "cuMemsetD2D32Async failed";
+            }
         }
     } else {
         void *handle = nullptr;
@@ -209,13 +219,18 @@ std::string run(const Product &p) {
             error = "cublasCreate failed";
         } else {
             const float one = 1.0f, zero = 0.0f;
-            const int rc = cu.sgemm(handle, p.a.transposed ? kOpT : kOpN,
-                                    p.b.transposed ? kOpT : kOpN, p.m, p.n, p.k, &one, address(p.a),
-                                    p.a.ld, address(p.b), p.b.ld, &zero, address(p.c), p.c.ld);
+            const int ta = p.a.transposed ? kOpT : kOpN, tb = p.b.transposed ? kOpT : kOpN;
+            const int rc =
+                p.batches == 1
+                    ? cu.sgemm(handle, ta, tb, p.m, p.n, p.k, &one, address(p.a), p.a.ld,
+                               address(p.b), p.b.ld, &zero, address(p.c), p.c.ld)
+                    : cu.sgemm_batched(handle, ta, tb, p.m, p.n, p.k, &one, address(p.a), p.a.ld,
+                                       p.a_stride, address(p.b), p.b.ld, p.b_stride, &zero,
+                                       address(p.c), p.c.ld, p.c_stride, p.batches);
             handles().give_back(ctx, handle);
             if (rc != 0) {
-                error = "cublasSgemm failed: " +
-                        (cu.status ? std::string(cu.status(rc)) : std::to_string(rc));
+                error = std::string(p.batches == 1 ? "cublasSgemm" : "cublasSgemmStridedBatched") +
+                        " failed: " + (cu.status ? std::string(cu.status(rc)) : std::to_string(rc));
             }
         }
     }
@@ -261,10 +276,14 @@ struct Api {
     int (*sgemm)(int, int, int, size_t, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem,
                  size_t, size_t, float, cl_mem, size_t, size_t, cl_command_queue *,
                  void *) = blas.symbol<decltype(sgemm)>("CLBlastSgemm");
+    int (*sgemm_batched)(int, int, int, size_t, size_t, size_t, float, cl_mem, size_t, size_t,
+                         size_t, cl_mem, size_t, size_t, size_t, float, cl_mem, size_t, size_t,
+                         size_t, size_t, cl_command_queue *, void *) =
+        blas.symbol<decltype(sgemm_batched)>("CLBlastSgemmStridedBatched");
 
-    const std::string missing =
-        unusable(cl, blas, mem_info &&context_info &&create_queue &&finish &&fill &&sgemm,
-                 "libOpenCL or libclblast");
+    const std::string missing = unusable(
+        cl, blas, mem_info &&context_info &&create_queue &&finish &&fill &&sgemm &&sgemm_batched,
+        "libOpenCL or libclblast");
 };
 
 HandlePool<cl_context, cl_command_queue> &queues() {
@@ -305,21 +324,28 @@ std::string run(coconet_comm &comm, const Product &p) {
     } else if (p.k == 0) {
         // CLBlast refuses an empty contraction; an empty sum is zero.
         const float zero = 0.0f;
-        for (int j = 0; j < p.n && error.empty(); j++) {
-            if (cl.fill(queue, handle(p.c).mem, &zero, sizeof(zero),
-                        (offset(p.c) + (size_t)j * p.c.ld) * sizeof(float), p.m * sizeof(float), 0,
-                        nullptr, nullptr) != 0) {
+        for (int64_t j = 0; j < (int64_t)p.n * p.batches && error.empty(); j++) {
+            const int64_t column = offset(p.c) + (j / p.n) * p.c_stride + (j % p.n) * p.c.ld;
+            if (cl.fill(queue, handle(p.c).mem, &zero, sizeof(zero), column * sizeof(float),
+                        p.m * sizeof(float), 0, nullptr, nullptr) != 0) {
                 error = "clEnqueueFillBuffer failed";
             }
         }
     } else {
+        const int ta = p.a.transposed ? kTransposeYes : kTransposeNo,
+                  tb = p.b.transposed ? kTransposeYes : kTransposeNo;
         const int rc =
-            cl.sgemm(kColMajor, p.a.transposed ? kTransposeYes : kTransposeNo,
-                     p.b.transposed ? kTransposeYes : kTransposeNo, p.m, p.n, p.k, 1.0f,
-                     handle(p.a).mem, offset(p.a), p.a.ld, handle(p.b).mem, offset(p.b), p.b.ld,
-                     0.0f, handle(p.c).mem, offset(p.c), p.c.ld, &queue, nullptr);
+            p.batches == 1
+                ? cl.sgemm(kColMajor, ta, tb, p.m, p.n, p.k, 1.0f, handle(p.a).mem, offset(p.a),
+                           p.a.ld, handle(p.b).mem, offset(p.b), p.b.ld, 0.0f, handle(p.c).mem,
+                           offset(p.c), p.c.ld, &queue, nullptr)
+                : cl.sgemm_batched(kColMajor, ta, tb, p.m, p.n, p.k, 1.0f, handle(p.a).mem,
+                                   offset(p.a), p.a.ld, p.a_stride, handle(p.b).mem, offset(p.b),
+                                   p.b.ld, p.b_stride, 0.0f, handle(p.c).mem, offset(p.c), p.c.ld,
+                                   p.c_stride, p.batches, &queue, nullptr);
         if (rc != 0) {
-            error = "CLBlastSgemm failed with status " + std::to_string(rc);
+            error = std::string(p.batches == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched") +
+                    " failed with status " + std::to_string(rc);
         }
     }
     if (cl.finish(queue) != 0 && error.empty()) {
@@ -378,6 +404,13 @@ int64_t batch_base(const halide_buffer_t *buf, const int32_t *walks, const int32
     return base;
 }
 
+// The elements between an operand's matrices of consecutive indices of out's
+// dimension `batch` (0 where it does not walk it: one matrix for all).
+int64_t batch_stride(const halide_buffer_t *buf, const int32_t *walks, int batch) {
+    const int i = walking(walks, buf->dimensions, batch);
+    return i < buf->dimensions ? buf->dim[i].stride : 0;
+}
+
 } // namespace
 
 int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_desc &d,
@@ -414,12 +447,10 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
         }
         return COCONET_OK;
     }
-    int64_t batches = 1;
-    for (int i = 2; i < d.dims; i++) {
-        batches *= out->dim[i].extent;
-    }
+    const int batches = d.dims > 2 ? out->dim[2].extent : 1;
+    const int outer = d.dims > 3 ? out->dim[3].extent : 1;
     const halide_dimension_t &x = out->dim[0], &y = out->dim[1];
-    if (!computes || x.extent == 0 || y.extent == 0 || batches == 0) {
+    if (!computes || x.extent == 0 || y.extent == 0 || batches == 0 || outer == 0) {
         return COCONET_OK;
     }
     if (!device) {
@@ -441,17 +472,29 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
               a_k = walking(d.a_walks, d.a_dims, COCONET_GEMM_K);
     const int b_y = walking(d.b_walks, d.b_dims, 1),
               b_k = walking(d.b_walks, d.b_dims, COCONET_GEMM_K);
+    // A strided-batched call along out's dimension 2 for each index of its
+    // dimension 3, unless out's matrices along dimension 2 overlap (a
+    // caller's buffer stored so): then a call per batch index.
+    const int64_t c_stride = batch_stride(out, out_walks, 2);
+    const bool strided = batches > 1 && c_stride >= (int64_t)(y.extent - 1) * y.stride + x.extent;
+    const int per_call = strided ? batches : 1;
     int32_t at[COCONET_STAGE_DIMS] = {0, 0, 0, 0};
-    for (int i = 2; i < d.dims; i++) {
-        at[i] = out->dim[i].min;
-    }
-    for (int64_t batch = 0; batch < batches; batch++) {
+    for (int64_t i = 0; i < (int64_t)batches * outer; i += per_call) {
+        for (int j = 2; j < d.dims; j++) {
+            at[j] = out->dim[j].min + (int32_t)(j == 2 ? i % batches : i / batches);
+        }
+        int32_t last[COCONET_STAGE_DIMS] = {at[0], at[1], at[2] + per_call - 1, at[3]};
         const int64_t a_base = batch_base(a, d.a_walks, at), b_base = batch_base(b, d.b_walks, at);
-        if (a_base < 0 || b_base < 0) {
+        if (a_base < 0 || b_base < 0 || batch_base(a, d.a_walks, last) < 0 ||
+            batch_base(b, d.b_walks, last) < 0) {
             return fail(COCONET_ERR_INVALID,
                         "an operand's buffer does not cover the batches the product reads");
         }
         Product p{x.extent, y.extent, k_extent, {}, {}, {}};
+        p.batches = per_call;
+        p.a_stride = batch_stride(a, d.a_walks, 2);
+        p.b_stride = batch_stride(b, d.b_walks, 2);
+        p.c_stride = c_stride;
         problem = operand(a, a_x, a_k, x.min, p.m, k_min, p.k, a_base, true, &p.a);
         if (problem.empty()) {
             problem = operand(b, b_y, b_k, y.min, p.n, k_min, p.k, b_base, false, &p.b);
@@ -475,10 +518,6 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
         }
         if (!error.empty()) {
             return fail(COCONET_ERR_BACKEND, error);
-        }
-        // The next batch index, the lowest dimension fastest.
-        for (int i = 2; i < d.dims && ++at[i] == out->dim[i].min + out->dim[i].extent; i++) {
-            at[i] = out->dim[i].min;
         }
     }
     out->set_host_dirty(false);

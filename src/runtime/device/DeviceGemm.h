@@ -15,9 +15,10 @@ struct coconet_comm;
 namespace coconet_rt {
 
 // out = the product of a and b as `d` describes it (coconet_runtime.h:
-// coconet_gemm), k over [k_min, k_min + k_extent), one BLAS call per batch
-// index; where `computes` is false (a stand-in on a rank outside the value's
-// group of world.split), nothing: out is left alone, a and b read nowhere. In
+// coconet_gemm), k over [k_min, k_min + k_extent), a strided-batched BLAS
+// call along out's dimension 2 per index of its dimension 3; where
+// `computes` is false (a stand-in on a rank outside the value's group of
+// world.split), nothing: out is left alone, a and b read nowhere. In
 // a bounds query (out, a or b with neither host nor device memory) it sets
 // the boxes of a and b that out needs. Otherwise it brings a and b to
 // `device` (counted as host<->device bytes where they were on the host),

@@ -342,8 +342,9 @@ static inline void coconet_gemm_desc_init(coconet_gemm_desc *desc, int32_t devic
 // host nor device memory) it sets the boxes of a and b that out needs.
 // Otherwise a, b and out get allocations on `device` (Halide's interface of
 // that API) where they have none, a and b are copied there where newer on the
-// host (counted as COCONET_HOST_DEVICE bytes), one product per batch index is
-// queued in order with Halide's kernels on that device, and out is left
+// host (counted as COCONET_HOST_DEVICE bytes), the products are queued in
+// order with Halide's kernels on that device (a strided-batched call along
+// out's dimension 2 for each index of its dimension 3), and out is left
 // device-dirty. A missing library is an error naming it.
 int coconet_gemm(void *user_context, const char *name, const halide_buffer_t *desc,
                  const halide_device_interface_t *device, int32_t computes, int32_t k_min,
