@@ -5,6 +5,7 @@
 // A timeout or an abort marks the whole world failed: its rendezvous state is
 // then inconsistent, and peers must not wait for ranks that gave up.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "core/Comm.h"
 #include "core/Env.h"
@@ -43,7 +45,8 @@ struct Posted {
 };
 
 struct Rendezvous {
-    uint64_t generation = 0;
+    // Written under the world's mutex; read without it by ranks spinning.
+    std::atomic<uint64_t> generation{0};
     size_t arrived = 0;
     std::vector<uint64_t> arrived_in; // per world rank: 1 + the generation it last arrived in
     std::vector<Posted> posted;
@@ -183,6 +186,10 @@ struct coconet_threads_world {
     void fail_all(const std::string &why);
 
     const int size;
+    // Meetings of at most this many members spin before they sleep: as many
+    // as the machine runs at once.
+    const size_t spinning_members = std::max(1u, std::thread::hardware_concurrency());
+    static constexpr std::chrono::microseconds kSpin{50};
     std::mutex mutex;
     std::condition_variable cv;
     bool failed = false;
@@ -559,15 +566,27 @@ int coconet_threads_world::meet(ThreadsComm &c, Channel channel, Stage stage,
         r.posted.assign(size, Posted{});
         r.arrived_in.assign(size, 0);
     }
-    const uint64_t gen = r.generation;
+    const uint64_t gen = r.generation.load(std::memory_order_relaxed);
     r.posted[c.rank] = mine;
     r.arrived_in[c.rank] = gen + 1;
     if (++r.arrived == members.size()) {
         r.arrived = 0;
-        r.generation++;
         r.completed = r.posted;
+        r.generation.store(gen + 1, std::memory_order_release);
         cv.notify_all();
     } else {
+        // Waking from the condition variable takes tens of microseconds, as
+        // long as a small collective on a device: where every member can run
+        // at once, a rank first spins a little for the last to arrive.
+        if (members.size() <= spinning_members) {
+            lock.unlock();
+            const auto until = std::chrono::steady_clock::now() + kSpin;
+            while (r.generation.load(std::memory_order_acquire) == gen &&
+                   std::chrono::steady_clock::now() < until) {
+                std::this_thread::yield();
+            }
+            lock.lock();
+        }
         const auto deadline =
             std::chrono::steady_clock::now() + std::chrono::duration<double>(c.timeout);
         if (!cv.wait_until(lock, deadline,
