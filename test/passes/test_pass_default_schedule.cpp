@@ -113,7 +113,7 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
           "[passes][default_schedule]") {
     Shapes s = shapes();
     const Halide::Target host = Halide::get_host_target();
-    const LoweredProgram l = lower(s.program, LowerOptions{Halide::DeviceAPI::None, host});
+    const LoweredProgram l = lower(s.program, LowerOptions{Halide::DeviceAPI::None, host, ""});
     const int lanes = host.natural_vector_size(Float(32));
 
     const DefaultSchedule *matmul = default_of(l, s.matmul);
@@ -195,7 +195,7 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
     Program p("narrow");
     p.output(f, Replicated());
     const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
     const DefaultSchedule *d = default_of(l, f);
     REQUIRE(d);
     CHECK(d->lanes == 2);
@@ -214,7 +214,7 @@ TEST_CASE("choose_default_schedules: a reduction read across its vectors keeps i
     Program p("mean");
     p.output(mean, Replicated());
     const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
     const DefaultSchedule *d = default_of(l, mean);
     REQUIRE(d);
     CHECK(d->reordered_updates.empty());
@@ -249,7 +249,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
     Program p("gpu_tiles");
     p.output(scaled, Replicated()).output(sliced, Sliced(0));
     const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
-    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t, ""});
     const DefaultSchedule *d = default_of(l, whole);
     REQUIRE(d);
     REQUIRE(d->tile);
@@ -298,7 +298,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, a GPU thread per tile of a
                                     .with_feature(Halide::Target::CUDA)
                                     .with_feature(Halide::Target::CUDACapability80)
                                     .with_feature(Halide::Target::UserContext);
-    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda});
+    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda, ""});
     const HalideSegment &h = lc.spmd.segments[0].halide;
     schedule_segment_for_gpu(h, lc.analysis, lc.spmd);
     Halide::Pipeline pipeline = h.pipeline;
@@ -328,7 +328,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
     };
     {
         auto [p, out] = matmul(64, 8, 2048);
-        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t, ""});
         CHECK(default_of(l, out) == nullptr);
         REQUIRE(l.spmd.segments.size() == 1);
         const GpuPlacement where =
@@ -336,7 +336,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
         CHECK(where.row_parts.at("out") == 128);
         // On a CPU, register tiles as before.
         const LoweredProgram host =
-            lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+            lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
         const DefaultSchedule *cpu = default_of(host, out);
         REQUIRE(cpu);
         CHECK(cpu->tile);
@@ -344,7 +344,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
     for (auto [rows, tokens, contraction] : {std::tuple{64, 8, 511}, std::tuple{512, 512, 2048}}) {
         INFO(rows << " x " << tokens << " by " << contraction);
         auto [p, out] = matmul(rows, tokens, contraction);
-        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+        const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t, ""});
         const DefaultSchedule *d = default_of(l, out);
         REQUIRE(d);
         CHECK(d->gpu_block);
@@ -476,7 +476,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call
     product(x, y) += a(x, r) * halved(r, y);
     Program p("blas");
     p.output(product, Local());
-    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, opencl});
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, opencl, ""});
     const DefaultSchedule *d = default_of(l, product);
     REQUIRE(d);
     CHECK(d->library_gemm == Halide::DeviceAPI::OpenCL);
@@ -504,7 +504,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, a plain MatMul is one call
     CHECK(placement_text(where) == "GPU kernels for halved; the device's BLAS for product");
     // On CUDA (cuBLAS, PTX for the kernel) it compiles with no GPU.
     const Halide::Target cuda_uc = cuda.with_feature(Halide::Target::UserContext);
-    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda_uc});
+    const LoweredProgram lc = lower(p, LowerOptions{Halide::DeviceAPI::CUDA, cuda_uc, ""});
     CHECK(default_of(lc, product)->why == "one call of cuBLAS's sgemm, a MatMul");
     const HalideSegment &h = lc.spmd.segments[0].halide;
     schedule_segment_for_gpu(h, lc.analysis, lc.spmd);
@@ -525,7 +525,7 @@ TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",
     Program p("small");
     p.output(c, Replicated());
     const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target()});
+        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
     const DefaultSchedule *d = default_of(l, c);
     REQUIRE(d);
     CHECK_FALSE(d->tile);

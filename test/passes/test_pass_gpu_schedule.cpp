@@ -119,7 +119,7 @@ TEST_CASE("gpu_tile_func: dimensions beyond two are GPU blocks, not host loops",
     scaled(x, y, z) = batched(x, y, z) * 2.0f;
     Program p("batched");
     p.output(scaled, Replicated());
-    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t});
+    const LoweredProgram l = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, t, ""});
     REQUIRE(l.spmd.segments.size() == 1);
     const HalideSegment &h = l.spmd.segments[0].halide;
     schedule_segment_for_gpu(h, l.analysis, l.spmd);

@@ -327,7 +327,7 @@ TEST_CASE("lower_spmd: collective stages on a GPU target's device", "[passes][gp
     Program p("stages");
     p.output(y, Replicated()).output(z, Sliced(0)).output(w, Local());
 
-    const LoweredProgram gpu = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, std::nullopt});
+    const LoweredProgram gpu = lower(p, LowerOptions{Halide::DeviceAPI::OpenCL, std::nullopt, ""});
     // Collectives of the world move on the device, a reduce and a scalar
     // read by kernels too; a scalar read by a host scalar stays on the host.
     for (const char *name : {"sum", "biggest", "scattered", "rooted", "total"}) {
