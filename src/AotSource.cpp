@@ -298,9 +298,9 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             "with_device_context", "nullptr")("set_error_handler", "halide_set_error_handler")(
             "device_interface",
             plan.device_interface.empty() ? "nullptr" : plan.device_interface + "()")(
-            "ndevice_stages", plan.device_stages.size())("device_stages", device_stages)(
-            "ncombiners", plan.combiners.size())("combiners", combiners)(
-            "nsizes", plan.sizes.size())("size_names", size_names)(
+            "device_api", plan.device_api)("ndevice_stages", plan.device_stages.size())(
+            "device_stages", device_stages)("ncombiners", plan.combiners.size())(
+            "combiners", combiners)("nsizes", plan.sizes.size())("size_names", size_names)(
             "nconstraints", plan.constraints.size())("constraints", constraints)
             .str();
     const ParameterNames names = parameter_names(plan);

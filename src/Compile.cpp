@@ -117,6 +117,7 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
     if (gpu) {
         placement << "  " << device_collectives_text(a, spmd) << "\n";
         c.plan.device_interface = device_interface_function(target);
+        c.plan.device_api = runtime_device_api(gpu_api(target));
         c.notes += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
     }
     if (!c.lowered.defaults.empty()) {

@@ -187,6 +187,7 @@ struct JitProgram::Table {
             program.device_interface =
                 Halide::get_device_interface_for_device_api(gpu_api(target), target);
         }
+        program.device_api = plan.device_api;
         for (const ProgramValue &v : plan.device_stages) {
             device_stages.push_back(value_info(v));
         }

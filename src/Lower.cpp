@@ -7,6 +7,7 @@
 #include "CollectFuncs.h"
 #include "InferLayouts.h"
 #include "PrintPlan.h"
+#include "coconet_runtime.h"
 
 namespace coconet {
 
@@ -45,6 +46,14 @@ LoweredProgram lower(const Program &program, const LowerOptions &options) {
 Halide::DeviceAPI gpu_api(const Halide::Target &target) {
     return target.has_gpu_feature() ? Halide::get_default_device_api_for_target(target)
                                     : Halide::DeviceAPI::None;
+}
+
+int32_t runtime_device_api(Halide::DeviceAPI api) {
+    switch (api) {
+    case Halide::DeviceAPI::CUDA: return COCONET_DEVICE_CUDA;
+    case Halide::DeviceAPI::OpenCL: return COCONET_DEVICE_OPENCL;
+    default: return 0;
+    }
 }
 
 std::string print_plan(const Program &program, int world_size) {

@@ -31,6 +31,9 @@ LoweredProgram lower(const Program &program, const LowerOptions &options = {});
 
 // The GPU API of `target` (DeviceAPI::None without a GPU feature).
 Halide::DeviceAPI gpu_api(const Halide::Target &target);
+// The runtime's name of a GPU API (COCONET_DEVICE_CUDA or
+// COCONET_DEVICE_OPENCL), 0 for any other.
+int32_t runtime_device_api(Halide::DeviceAPI api);
 
 // COCONET_DEBUG >= 1 prints what `step` produced for `program` to stderr,
 // like Halide's HL_DEBUG_CODEGEN; `dump` is called only then. lower() and the

@@ -86,6 +86,7 @@ struct ProgramPlan {
     // A GPU target: the Halide runtime function returning its device
     // interface ("halide_opencl_device_interface"); "" for the host.
     std::string device_interface;
+    int32_t device_api = 0; // COCONET_DEVICE_CUDA or _OPENCL; 0 for the host
 };
 
 // The plan of a lowered program; `function_name` prefixes the names of the

@@ -4,6 +4,7 @@
 #include "DefaultSchedule.h"
 #include "Error.h"
 #include "GpuSchedule.h"
+#include "Lower.h"
 #include "Partition.h"
 #include "coconet_runtime.h"
 
@@ -263,8 +264,7 @@ Halide::Func rebuild_as_gemm(const DFuncContents &f, const FuncInfo &info, const
     coconet_internal_assert(form) << f.name << " lost its MatMul form in the rebuild";
     const ReductionVariable &r = fn.updates()[0].schedule().rvars()[0];
     coconet_gemm_desc d;
-    coconet_gemm_desc_init(&d, api == Halide::DeviceAPI::CUDA ? COCONET_DEVICE_CUDA
-                                                              : COCONET_DEVICE_OPENCL);
+    coconet_gemm_desc_init(&d, runtime_device_api(api));
     d.dims = fn.dimensions();
     d.a_dims = (int32_t)form->a_walks.size();
     d.b_dims = (int32_t)form->b_walks.size();

@@ -71,6 +71,12 @@ int device_sync(coconet_comm &comm, halide_buffer_t *b) {
     return with_context(comm, [&](void *uc) { return b->device_interface->device_sync(uc, b); });
 }
 
+bool kernel_takes_in_place(const halide_buffer_t *b, int api) {
+    return b->device && (api == COCONET_DEVICE_CUDA ||
+                         (api == COCONET_DEVICE_OPENCL &&
+                          reinterpret_cast<const OpenClHandle *>(b->device)->offset == 0));
+}
+
 int device_crop(coconet_comm &comm, const halide_buffer_t *parent, halide_buffer_t *view) {
     return with_context(
         comm, [&](void *uc) { return parent->device_interface->device_crop(uc, parent, view); });

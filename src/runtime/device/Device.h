@@ -58,6 +58,19 @@ struct DeviceTemp {
     DenseView view;
 };
 
+// What Halide's OpenCL runtime keeps behind halide_buffer_t::device (its
+// device_handle, runtime/opencl.cpp): a crop's byte offset and the cl_mem.
+struct OpenClHandle {
+    uint64_t offset;
+    void *mem;
+};
+
+// Whether a kernel may take b, a buffer of a program on device API `api`
+// (COCONET_DEVICE_*), as an argument where it is: any CUDA buffer, an
+// OpenCL one that is not a crop at an offset (OpenCL makes a sub-buffer of
+// that, which a device refuses at offsets it does not align to).
+bool kernel_takes_in_place(const halide_buffer_t *b, int api);
+
 // The elements of a dense device buffer as one dimension [0, count), sharing
 // its allocation (what kernels over 1-D buffers and collective libraries take).
 struct Flat {

@@ -49,32 +49,72 @@ int fill_identity(coconet_comm &comm, const Op &op, halide_buffer_t *out, const 
 
 namespace {
 
-// acc = combiner(acc, next), element-wise on the device.
-int combine(coconet_comm &comm, const coconet_aot_combiner &c, halide_buffer_t *acc,
-            const halide_buffer_t *next) {
-    Flat a(acc), b(next), out(acc);
+// out = combiner(a, b), element-wise on the device over out's indices.
+int combine(coconet_comm &comm, const coconet_aot_combiner &c, const halide_buffer_t *a,
+            const halide_buffer_t *b, const halide_buffer_t *out) {
+    halide_buffer_t x = *a, y = *b, z = *out;
     void *uc = &comm;
-    void *args[] = {&uc, &a.buf, &b.buf, &out.buf};
+    void *args[] = {&uc, &x, &y, &z};
     return c.function.call(c.function.context, args);
 }
 
+// Where `want` is the same run of elements [*first, *first + count) in every
+// member's dense input (as in an all_reduce's or a reduce_scatter's, whose
+// inputs are alike) and the device's kernels take them where they are, the
+// combiner reads them in place: each as one dimension from its first
+// element, indexed over that run.
+bool same_run(const Op &op, const Box &want, int api, int64_t *first) {
+    for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+        int64_t at = 0;
+        const halide_buffer_t *in = op.peer_inputs[q];
+        if (!kernel_takes_in_place(in, api) || !is_contiguous(in, want, &at) ||
+            (q > op.src.first && at != *first)) {
+            return false;
+        }
+        *first = at;
+    }
+    return true;
+}
+
 // out = the members' inputs folded in group-rank order: acc = x_first, then
-// acc = op(acc, x_q), as the host's reduce and the reference do.
+// acc = op(acc, x_q), as the host's reduce and the reference do. Read in
+// place where same_run allows, into out itself where `want` starts it (a
+// reduce_scatter's slice); else through copies of want.
 int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
     const halide_device_interface_t *iface = out->device_interface;
-    DeviceTemp acc(comm, want, out->type), next(comm, want, out->type);
-    int rc = device_malloc(comm, &acc.view.buf, iface);
-    if (rc == 0 && op.src.size > 1) {
-        rc = device_malloc(comm, &next.view.buf, iface);
+    const int first_rank = op.src.first, last_rank = op.src.first + op.src.size - 1;
+    if (op.src.size == 1) {
+        return device_copy_box(comm, op.peer_inputs[first_rank], out, want);
     }
-    for (int q = op.src.first; rc == 0 && q < op.src.first + op.src.size; q++) {
-        if (q == op.src.first) {
+    DeviceTemp acc(comm, want, out->type);
+    const int api = comm.running->device_api;
+    int64_t first = 0, at_out = -1;
+    if (same_run(op, want, api, &first)) {
+        // Into out where want is its first run of elements, else into acc.
+        const bool direct =
+            kernel_takes_in_place(out, api) && is_contiguous(out, want, &at_out) && at_out == 0;
+        int rc = direct ? 0 : device_malloc(comm, &acc.view.buf, iface);
+        Flat into(direct ? out : &acc.view.buf);
+        into.dim = halide_dimension_t{(int32_t)first, (int32_t)want.count(), 1, 0};
+        for (int q = first_rank + 1; rc == 0 && q <= last_rank; q++) {
+            const Flat lhs(op.peer_inputs[first_rank]), rhs(op.peer_inputs[q]);
+            rc = combine(comm, *op.combiner, q == first_rank + 1 ? &lhs.buf : &into.buf, &rhs.buf,
+                         &into.buf);
+        }
+        return rc != 0 || direct ? rc : device_copy_box(comm, &acc.view.buf, out, want);
+    }
+    DeviceTemp next(comm, want, out->type);
+    int rc = device_malloc(comm, &acc.view.buf, iface);
+    rc = rc != 0 ? rc : device_malloc(comm, &next.view.buf, iface);
+    for (int q = first_rank; rc == 0 && q <= last_rank; q++) {
+        if (q == first_rank) {
             rc = device_copy_box(comm, op.peer_inputs[q], &acc.view.buf, want);
             continue;
         }
         rc = device_copy_box(comm, op.peer_inputs[q], &next.view.buf, want);
         if (rc == 0) {
-            rc = combine(comm, *op.combiner, &acc.view.buf, &next.view.buf);
+            const Flat a(&acc.view.buf), b(&next.view.buf);
+            rc = combine(comm, *op.combiner, &a.buf, &b.buf, &a.buf);
         }
     }
     return rc == 0 ? device_copy_box(comm, &acc.view.buf, out, want) : rc;

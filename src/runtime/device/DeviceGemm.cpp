@@ -254,13 +254,6 @@ using cl_command_queue = void *;
 constexpr unsigned kMemContext = 0x1106, kContextDevices = 0x1081;
 constexpr int kColMajor = 102, kTransposeNo = 111, kTransposeYes = 112; // clblast_c.h
 
-// What Halide's OpenCL runtime keeps behind halide_buffer_t::device (its
-// device_handle, runtime/opencl.cpp): a crop's byte offset and the cl_mem.
-struct DeviceHandle {
-    uint64_t offset;
-    cl_mem mem;
-};
-
 struct Api {
     Library cl{"libOpenCL.so.1", "libOpenCL.so"};
     Library blas{"libclblast.so.1", "libclblast.so"};
@@ -291,8 +284,8 @@ HandlePool<cl_context, cl_command_queue> &queues() {
     return pool;
 }
 
-const DeviceHandle &handle(const Operand &o) {
-    return *reinterpret_cast<const DeviceHandle *>(o.buf->device);
+const OpenClHandle &handle(const Operand &o) {
+    return *reinterpret_cast<const OpenClHandle *>(o.buf->device);
 }
 
 size_t offset(const Operand &o) {

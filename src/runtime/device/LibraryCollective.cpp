@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "core/Comm.h"
-#include "device/Device.h"
-#include "device/DeviceCollective.h"
 #include "core/Errors.h"
 #include "core/Fused.h"
 #include "core/Reduce.h"
+#include "device/Device.h"
+#include "device/DeviceCollective.h"
 
 namespace coconet_rt {
 

@@ -53,7 +53,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 10
+#define COCONET_AOT_VERSION 11
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -80,9 +80,10 @@ typedef struct {
 
 // A device kernel combining two buffers element-wise, for the reductions of
 // collectives that run on a device (coconet_collective_desc::device) among
-// ranks sharing it: out(x) = op(a(x), b(x)) over 1-D dense buffers of one
-// type, a and out possibly the same buffer. Arguments: user_context, a, b,
-// out. The executor folds the members' inputs with it in rank order, so the
+// ranks sharing it: out(x) = op(a(x), b(x)) over out's indices, a, b and out
+// 1-D dense buffers of one type whose boxes may differ (a peer's whole input
+// read over one run of it), a and out possibly the same buffer. Arguments:
+// user_context, a, b, out. The executor folds the members' inputs with it in rank order, so the
 // result is the reference's bit for bit. `identity` fills a 1-D dense buffer
 // with the op's identity (a reduce's result off its root, as on the host);
 // arguments: user_context, out.
@@ -169,6 +170,9 @@ typedef struct {
     // A GPU-target program's device (NULL for a host target): where its
     // device collective stages move data that a rank holds on the host.
     const struct halide_device_interface_t *device_interface;
+    // Its GPU API: COCONET_DEVICE_CUDA or COCONET_DEVICE_OPENCL (0 for a host
+    // target), which says what a device allocation's handle is.
+    int32_t device_api;
     // The outputs of its collective stages on the device. Halide allocates
     // them on the device before the call, and its GPU runtimes abort on an
     // empty allocation, so the executor refuses a world leaving a rank an

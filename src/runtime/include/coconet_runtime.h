@@ -229,8 +229,8 @@ int32_t coconet_size(void *user_context);
 //                            blocks); a rank's output is its piece, and "full box" spans every
 //                            rank's piece (the rows between are not read).
 //   device:                  1: the stage runs on the GPU device of a GPU-target
-//                            pipeline (any kind but REDUCE and SEND_RECV, of
-//                            the world): `out` may come with a device
+//                            pipeline (any kind, of the world or of a group):
+//                            `out` may come with a device
 //                            allocation (then the result is left there,
 //                            device-dirty) or without (a pipeline's output the
 //                            caller keeps on the host: left host-dirty); `in`
