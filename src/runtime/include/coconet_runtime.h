@@ -230,11 +230,11 @@ int32_t coconet_size(void *user_context);
 //                            rank's piece (the rows between are not read).
 //   device:                  1: the stage runs on the GPU device of a GPU-target
 //                            pipeline (any kind, of the world or of a group):
-//                            `out` may come with a device
-//                            allocation (then the result is left there,
-//                            device-dirty) or without (a pipeline's output the
-//                            caller keeps on the host: left host-dirty); `in`
-//                            may be newest on the host or on the device.
+//                            `out` may come with a device allocation (then
+//                            the result is left there, device-dirty) or
+//                            without (a pipeline's output the caller keeps on
+//                            the host: left host-dirty); `in` may be newest
+//                            on the host or on the device.
 //                            0: host memory.
 //                            Ignored otherwise.
 typedef struct coconet_collective_desc {
