@@ -311,6 +311,11 @@ std::string run(coconet_comm &comm, const Product &p) {
         })) {
         return "clCreateCommandQueue failed";
     }
+    // CLBlast 1.5 builds its kernel caches at a routine's first calls, and
+    // concurrent callers race on them (thread ranks crashed there): one call
+    // at a time, which costs nothing where each call waits for its queue.
+    static std::mutex one_at_a_time;
+    std::lock_guard<std::mutex> lock(one_at_a_time);
     std::string error;
     if (device_sync(comm, const_cast<halide_buffer_t *>(p.c.buf)) != 0) {
         error = "could not finish the kernels before it";
