@@ -76,10 +76,32 @@ bool same_run(const Op &op, const Box &want, int api, int64_t *first) {
     return true;
 }
 
+// Whether a kernel can write `want` of out where it is, through `view` (a
+// view of out over want): out itself where want starts it (a
+// reduce_scatter's slice), else a crop of it (*cropped) where the device
+// takes one as a kernel argument: on CUDA at any offset, on OpenCL at a
+// page-aligned one (OpenCL makes a sub-buffer of it, which devices refuse at
+// offsets they do not align to).
+bool writable_in_place(coconet_comm &comm, halide_buffer_t *out, const Box &want, int api,
+                       BufferView &view, bool *cropped) {
+    int64_t at = 0;
+    *cropped = false;
+    if (!kernel_takes_in_place(out, api) || !is_contiguous(out, want, &at)) {
+        return false;
+    }
+    if (at == 0) {
+        view.buf = *out;
+        return true;
+    }
+    const bool aligned = api == COCONET_DEVICE_CUDA || at * out->type.bytes() % 4096 == 0;
+    *cropped = aligned && device_crop(comm, out, &view.buf) == 0;
+    return *cropped;
+}
+
 // out = the members' inputs folded in group-rank order: acc = x_first, then
 // acc = op(acc, x_q), as the host's reduce and the reference do. Read in
-// place where same_run allows, into out itself where `want` starts it (a
-// reduce_scatter's slice); else through copies of want.
+// place where same_run allows, into out itself where writable_in_place;
+// else through copies of want.
 int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
     const halide_device_interface_t *iface = out->device_interface;
     const int first_rank = op.src.first, last_rank = op.src.first + op.src.size - 1;
@@ -88,18 +110,22 @@ int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, con
     }
     DeviceTemp acc(comm, want, out->type);
     const int api = comm.running->device_api;
-    int64_t first = 0, at_out = -1;
+    int64_t first = 0;
     if (same_run(op, want, api, &first)) {
-        // Into out where want is its first run of elements, else into acc.
-        const bool direct =
-            kernel_takes_in_place(out, api) && is_contiguous(out, want, &at_out) && at_out == 0;
+        BufferView view(out, want);
+        bool cropped = false;
+        const bool direct = writable_in_place(comm, out, want, api, view, &cropped);
         int rc = direct ? 0 : device_malloc(comm, &acc.view.buf, iface);
-        Flat into(direct ? out : &acc.view.buf);
+        Flat into(direct ? &view.buf : &acc.view.buf);
         into.dim = halide_dimension_t{(int32_t)first, (int32_t)want.count(), 1, 0};
         for (int q = first_rank + 1; rc == 0 && q <= last_rank; q++) {
             const Flat lhs(op.peer_inputs[first_rank]), rhs(op.peer_inputs[q]);
             rc = combine(comm, *op.combiner, q == first_rank + 1 ? &lhs.buf : &into.buf, &rhs.buf,
                          &into.buf);
+        }
+        if (cropped) {
+            const int released = device_release_crop(comm, &view.buf);
+            rc = rc != 0 ? rc : released;
         }
         return rc != 0 || direct ? rc : device_copy_box(comm, &acc.view.buf, out, want);
     }
