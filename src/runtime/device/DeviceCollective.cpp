@@ -100,8 +100,9 @@ bool writable_in_place(coconet_comm &comm, halide_buffer_t *out, const Box &want
 
 // out = the members' inputs folded in group-rank order: acc = x_first, then
 // acc = op(acc, x_q), as the host's reduce and the reference do. Read in
-// place where same_run allows, into out itself where writable_in_place;
-// else through copies of want.
+// place where same_run allows, into out itself where writable_in_place (a
+// stage's output is a buffer of its own, no input's memory); else through
+// copies of want.
 int reduce_on_device(coconet_comm &comm, const Op &op, halide_buffer_t *out, const Box &want) {
     const halide_device_interface_t *iface = out->device_interface;
     const int first_rank = op.src.first, last_rank = op.src.first + op.src.size - 1;
