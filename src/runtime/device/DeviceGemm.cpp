@@ -473,7 +473,9 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
     // A strided-batched call along out's dimension 2 for each index of its
     // dimension 3, unless out's matrices along dimension 2 overlap (a
     // caller's buffer stored so): then a call per batch index.
-    const int64_t c_stride = batch_stride(out, out_walks, 2);
+    const int64_t a_stride = batch_stride(a, d.a_walks, 2),
+                  b_stride = batch_stride(b, d.b_walks, 2),
+                  c_stride = batch_stride(out, out_walks, 2);
     const bool strided = batches > 1 && c_stride >= (int64_t)(y.extent - 1) * y.stride + x.extent;
     const int per_call = strided ? batches : 1;
     int32_t at[COCONET_STAGE_DIMS] = {0, 0, 0, 0};
@@ -490,8 +492,8 @@ int run_device_gemm(coconet_comm &comm, const char *name, const coconet_gemm_des
         }
         Product p{x.extent, y.extent, k_extent, {}, {}, {}};
         p.batches = per_call;
-        p.a_stride = batch_stride(a, d.a_walks, 2);
-        p.b_stride = batch_stride(b, d.b_walks, 2);
+        p.a_stride = a_stride;
+        p.b_stride = b_stride;
         p.c_stride = c_stride;
         problem = operand(a, a_x, a_k, x.min, p.m, k_min, p.k, a_base, true, &p.a);
         if (problem.empty()) {
