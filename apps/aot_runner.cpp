@@ -181,14 +181,7 @@ void run_on_ranks(const std::vector<coconet_comm *> &comms,
 
 void run_on_thread_ranks(int world_size, double timeout_seconds,
                          const std::function<void(coconet_comm *)> &body) {
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
-    coconet_user_assert(world) << "cannot make a world of " << world_size << " thread ranks.";
-    std::vector<coconet_comm *> comms;
-    for (int r = 0; r < world_size; r++) {
-        comms.push_back(coconet_threads_world_comm(world.get(), r));
-    }
-    run_on_ranks(comms, body);
+    ThreadWorld(world_size, timeout_seconds).run(body);
 }
 
 std::vector<RankBuffers> run_aot_threads(const coconet_aot_program *p, int world_size,

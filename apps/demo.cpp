@@ -36,34 +36,38 @@ struct Timed {
     bool ok = true;
 };
 
-// One variant of an app, compiled, with its inputs and call times.
+// One variant of an app, compiled, with its inputs, the thread ranks it runs
+// on and its outputs (both kept across its calls, as a training loop keeps
+// them) and call times.
 struct Variant {
     Program program;
     JitProgram jit;
+    ThreadWorld world;
     std::vector<RankBuffers> inputs, outputs;
     std::vector<double> times;
 
     Variant(const std::function<Program()> &make, const apps::InputMaker &make_inputs, int ranks)
-        : program(make()), jit(program), inputs(make_inputs(program, ranks, 1)) {}
+        : program(make()), jit(program), world(ranks), inputs(make_inputs(program, ranks, 1)) {}
 
-    double call(int ranks) {
+    double call() {
         auto t0 = std::chrono::steady_clock::now();
-        outputs = jit.run_threads(ranks, inputs);
+        jit.run_threads(world, inputs, outputs);
         return seconds_since(t0);
     }
 };
 
 // Both variants called in turn, so that a busy spell of the machine slows
-// both: one call each that compiles the fused kernels and lets the overlap
-// tuner settle, then pairs of calls for about a second (5 to 25 pairs), each
-// timed as the median. The last calls are checked against the reference.
+// both: one call each that compiles the fused kernels, then pairs of calls for
+// about a second (5 to 25 pairs), each timed as the median (an overlapped
+// step tries its tile counts over its first 13 calls). The last calls are
+// checked against the reference.
 std::pair<Timed, Timed> run_pair(const DemoApp &app, int ranks) {
     Variant plain(app.unscheduled, app.inputs, ranks), sched(app.scheduled, app.inputs, ranks);
-    const double first = plain.call(ranks) + sched.call(ranks);
+    const double first = plain.call() + sched.call();
     const int pairs = std::clamp((int)(1.0 / std::max(first, 1e-3)), 5, 25);
     for (int k = 0; k < pairs; k++) {
-        plain.times.push_back(plain.call(ranks));
-        sched.times.push_back(sched.call(ranks));
+        plain.times.push_back(plain.call());
+        sched.times.push_back(sched.call());
     }
     auto result = [&](Variant &v) {
         std::sort(v.times.begin(), v.times.end());

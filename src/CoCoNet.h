@@ -17,6 +17,7 @@
 #include "Random.h"
 #include "RankData.h"
 #include "Reference.h"
+#include "ThreadWorld.h"
 
 namespace coconet {
 

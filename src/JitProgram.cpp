@@ -1,7 +1,6 @@
 #include "JitProgram.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "Compile.h"
 #include "Error.h"
@@ -58,6 +57,44 @@ int jit_with_device_context(coconet_comm *comm, coconet_device_fn fn, void *arg)
         coconet_comm_set_error(comm, ctx.error.c_str());
     }
     return status;
+}
+
+// Whether `b` is what allocate_box makes for this box (the type, the box, host
+// memory, dense from dimension 0): a caller's output buffer kept for the next
+// call.
+bool holds_box(const Halide::Buffer<> &b, Halide::Type type, int dims, const int32_t *min,
+               const int32_t *extent) {
+    if (!b.defined() || b.type() != type || b.dimensions() != dims || !b.data()) {
+        return false;
+    }
+    int64_t stride = 1;
+    for (int d = 0; d < b.dimensions(); d++) {
+        if (b.dim(d).min() != min[d] || b.dim(d).extent() != extent[d] ||
+            b.dim(d).stride() != stride) {
+            return false;
+        }
+        stride *= extent[d];
+    }
+    return true;
+}
+
+// Whether two buffers may share memory: host bytes or a device allocation.
+bool share_memory(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
+    if (!a.defined() || !b.defined() || a.number_of_elements() == 0 ||
+        b.number_of_elements() == 0) {
+        return false;
+    }
+    const halide_buffer_t *x = a.raw_buffer(), *y = b.raw_buffer();
+    return (x->host && y->host && x->begin() < y->end() && y->begin() < x->end()) ||
+           (x->device && x->device == y->device);
+}
+
+// Whether a buffer shares memory with one of `buffers`. A loop that feeds
+// outputs back as the next call's inputs (w = w_new) must not have them
+// written in place, nor may two outputs be one memory.
+bool shares_memory_with(const RankBuffers &buffers, const Halide::Buffer<> &b) {
+    return std::any_of(buffers.begin(), buffers.end(),
+                       [&](const auto &named) { return share_memory(named.second, b); });
 }
 
 } // namespace
@@ -287,6 +324,13 @@ std::vector<int32_t> JitProgram::table_sizes(const Sizes &sizes) const {
 
 RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
                                  const Sizes &sizes) const {
+    RankBuffers out;
+    run_rank(comm, inputs, out, sizes);
+    return out;
+}
+
+void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuffers &outputs,
+                          const Sizes &sizes) const {
     // Checked against the live communicators, never read when destroyed.
     const Program &program = compiled_->lowered.program;
     const Analysis &a = compiled_->lowered.analysis;
@@ -316,21 +360,30 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
         const ProgramValue &v = plan.values[plan.args[arg]];
         int32_t min[4], extent[4];
         coconet_arg_box_sized(&table.program, size_values.data(), arg, rank, size, min, extent);
-        std::vector<Range> box;
-        for (size_t d = 0; d < v.extents.size(); d++) {
-            box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+        auto kept = outputs.find(v.name);
+        Halide::Buffer<> b;
+        if (kept != outputs.end() &&
+            holds_box(kept->second, v.type, (int)v.extents.size(), min, extent) &&
+            !shares_memory_with(inputs, kept->second) && !shares_memory_with(out, kept->second)) {
+            b = kept->second;
+        } else {
+            std::vector<Range> box;
+            for (size_t d = 0; d < v.extents.size(); d++) {
+                box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
+            }
+            b = allocate_box(v.type, box);
         }
-        Halide::Buffer<> &b = out[v.name] = allocate_box(v.type, box);
-        if (device && b.number_of_elements() > 0) {
+        out[v.name] = b;
+        if (device && !b.raw_buffer()->device && b.number_of_elements() > 0) {
             b.device_malloc(device);
         }
         args.push_back(b.raw_buffer());
     }
+    outputs = out;
     if (coconet_aot_run_sized(comm, &table.program, size_values.data(), args.data()) !=
         COCONET_OK) {
         throw RuntimeError(coconet_comm_last_error_code(comm), coconet_comm_last_error(comm));
     }
-    return out;
 }
 
 uint64_t RankTraffic::total_bytes() const {
@@ -353,6 +406,23 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
                                                  const Sizes &sizes, double timeout_seconds,
                                                  std::vector<RankTraffic> *traffic) const {
     coconet_user_assert(world_size >= 1) << "run_threads: world size " << world_size << " < 1.";
+    ThreadWorld world(world_size, timeout_seconds);
+    return run_threads(world, inputs, sizes, traffic);
+}
+
+std::vector<RankBuffers> JitProgram::run_threads(ThreadWorld &world,
+                                                 const std::vector<RankBuffers> &inputs,
+                                                 const Sizes &sizes,
+                                                 std::vector<RankTraffic> *traffic) const {
+    std::vector<RankBuffers> outputs;
+    run_threads(world, inputs, outputs, sizes, traffic);
+    return outputs;
+}
+
+void JitProgram::run_threads(ThreadWorld &world, const std::vector<RankBuffers> &inputs,
+                             std::vector<RankBuffers> &outputs, const Sizes &sizes,
+                             std::vector<RankTraffic> *traffic) const {
+    const int world_size = world.size();
     coconet_user_assert((int)inputs.size() == world_size)
         << "Program " << compiled_->lowered.program.name() << ": inputs for " << inputs.size()
         << " ranks given to a run on " << world_size << " ranks.";
@@ -362,55 +432,39 @@ std::vector<RankBuffers> JitProgram::run_threads(int world_size,
         check_rank_inputs(compiled_->lowered.program, compiled_->lowered.analysis, r, world_size,
                           inputs[r], sizes);
     }
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(world_size, timeout_seconds), coconet_threads_world_destroy);
-    coconet_internal_assert(world) << "could not create a threads world";
     // Compiles the fused kernels before any rank waits for another.
-    Table(*this, coconet_threads_world_comm(world.get(), 0));
-    std::vector<RankBuffers> outputs(world_size);
-    std::vector<std::string> errors(world_size);
-    std::vector<int> codes(world_size, COCONET_OK);
-    std::vector<std::thread> threads;
+    Table(*this, world.comm(0));
+    outputs.resize(world_size);
+    // Nor is a rank's kept output that another rank reads, or that an
+    // earlier rank keeps (run_rank sees only its own rank's buffers).
     for (int r = 0; r < world_size; r++) {
-        threads.emplace_back([&, r] {
-            coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            try {
-                outputs[r] = run_rank(comm, inputs[r], sizes);
-            } catch (const std::exception &e) {
-                errors[r] = e.what();
-                codes[r] = coconet_comm_last_error_code(comm);
-                coconet_comm_abort(comm, e.what());
+        for (auto b = outputs[r].begin(); b != outputs[r].end();) {
+            bool shared = false;
+            for (int q = 0; q < world_size; q++) {
+                shared |= shares_memory_with(inputs[q], b->second) ||
+                          (q < r && shares_memory_with(outputs[q], b->second));
             }
-        });
-    }
-    for (auto &t : threads) {
-        t.join();
-    }
-    // Report the ranks that failed first, not those that stopped because of them.
-    std::string report;
-    int code = COCONET_OK;
-    for (int pass = 0; pass < 2 && report.empty(); pass++) {
-        for (int r = 0; r < world_size; r++) {
-            if (!errors[r].empty() && (pass == 1 || codes[r] != COCONET_ERR_ABORTED)) {
-                report += (report.empty() ? "" : "\n") + errors[r];
-                code = code == COCONET_OK ? codes[r] : code;
-            }
+            b = shared ? outputs[r].erase(b) : std::next(b);
         }
     }
-    if (!report.empty()) {
-        throw RuntimeError(code, report);
-    }
+    std::vector<RankTraffic> sent(world_size);
+    world.run([&](coconet_comm *comm) {
+        const int r = coconet_comm_rank(comm);
+        // The world's counters run across calls: this call's are the difference.
+        RankTraffic &t = sent[r];
+        for (int k = 0; k < RankTraffic::kinds; k++) {
+            t.bytes[k] = coconet_comm_bytes_sent(comm, k);
+            t.ops[k] = coconet_comm_op_count(comm, k);
+        }
+        run_rank(comm, inputs[r], outputs[r], sizes);
+        for (int k = 0; k < RankTraffic::kinds; k++) {
+            t.bytes[k] = coconet_comm_bytes_sent(comm, k) - t.bytes[k];
+            t.ops[k] = coconet_comm_op_count(comm, k) - t.ops[k];
+        }
+    });
     if (traffic) {
-        traffic->assign(world_size, RankTraffic{});
-        for (int r = 0; r < world_size; r++) {
-            const coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
-            for (int k = 0; k < RankTraffic::kinds; k++) {
-                (*traffic)[r].bytes[k] = coconet_comm_bytes_sent(comm, k);
-                (*traffic)[r].ops[k] = coconet_comm_op_count(comm, k);
-            }
-        }
+        *traffic = std::move(sent);
     }
-    return outputs;
 }
 
 Halide::Target jit_target() {

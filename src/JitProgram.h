@@ -1,8 +1,8 @@
 // Just-in-time execution of a program, compiled by the same driver as an AOT
 // library (Compile.h): its Halide segments and fused kernels compiled in
 // memory, run on any communicator (threads or MPI backend) by the runtime's
-// executor (coconet_aot_run) from the same table an AOT library holds; and a
-// helper that runs R ranks as threads of this process.
+// executor (coconet_aot_run) from the same table an AOT library holds; and
+// helpers that run R ranks as threads of this process.
 #ifndef COCONET_JIT_PROGRAM_H
 #define COCONET_JIT_PROGRAM_H
 
@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "RankData.h"
+#include "ThreadWorld.h"
 #include "coconet_aot.h"
 
 namespace coconet {
@@ -80,15 +81,36 @@ public:
     // every rank; the program runs at any.
     RankBuffers run_rank(coconet_comm *comm, const RankBuffers &inputs,
                          const Sizes &sizes = {}) const;
+    // The same into `outputs`: a buffer there of an output's type and box,
+    // dense with host memory (what the previous call returned) and sharing
+    // no memory with an input, is written again, so that a loop allocates
+    // nothing per call; others are allocated. `outputs` then holds this
+    // call's outputs only.
+    void run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuffers &outputs,
+                  const Sizes &sizes = {}) const;
 
-    // Runs `world_size` ranks as threads (threads backend); inputs[r] is rank r's.
-    // If `traffic` is given, it receives each rank's traffic.
+    // Runs `world_size` ranks as threads (threads backend) of a world made for
+    // this call; inputs[r] is rank r's. If `traffic` is given, it receives
+    // each rank's traffic.
     std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
                                          double timeout_seconds = 10.0,
                                          std::vector<RankTraffic> *traffic = nullptr) const;
     std::vector<RankBuffers> run_threads(int world_size, const std::vector<RankBuffers> &inputs,
                                          const Sizes &sizes, double timeout_seconds = 10.0,
                                          std::vector<RankTraffic> *traffic = nullptr) const;
+    // The same on a world kept across calls (a training loop's): no world
+    // or thread is made per call, and the overlap tuning of its
+    // communicators carries over from call to call. `traffic` is this
+    // call's.
+    std::vector<RankBuffers> run_threads(ThreadWorld &world, const std::vector<RankBuffers> &inputs,
+                                         const Sizes &sizes = {},
+                                         std::vector<RankTraffic> *traffic = nullptr) const;
+    // The same into `outputs` (outputs[r] as run_rank's for rank r; none
+    // kept that any rank's inputs share memory with): a loop that passes the
+    // previous call's outputs allocates none.
+    void run_threads(ThreadWorld &world, const std::vector<RankBuffers> &inputs,
+                     std::vector<RankBuffers> &outputs, const Sizes &sizes = {},
+                     std::vector<RankTraffic> *traffic = nullptr) const;
 
     // The plan on `world_size` ranks as an AOT library's header gives it:
     // the steps, then where the code runs on a GPU target and what the

@@ -15,16 +15,30 @@
 #include "Apps.h"
 
 // The median wall-clock time of a few runs of `jit` on `ranks` thread ranks,
-// in milliseconds. The first run, not timed, compiles the fused kernels for
-// this rank count; `outputs` receives the last run's results.
+// in milliseconds. The ranks are a ThreadWorld kept across the runs, as a
+// training loop keeps them, and each run writes the last one's outputs again. The first runs are
+// not timed: the first compiles the fused kernels for this rank count, and an overlapped step times
+// its tile counts over its first calls on a world (until it has chosen one). `outputs` receives the
+// last run's results.
 inline double median_ms(const coconet::JitProgram &jit, int ranks,
                         const std::vector<coconet::RankBuffers> &inputs,
                         std::vector<coconet::RankBuffers> &outputs) {
-    outputs = jit.run_threads(ranks, inputs);
+    coconet::ThreadWorld world(ranks);
+    auto settled = [&] {
+        for (int r = 0; r < ranks; r++) {
+            if (!coconet_comm_overlap_settled(world.comm(r))) {
+                return false;
+            }
+        }
+        return true;
+    };
+    for (int warmup = 0; warmup == 0 || (!settled() && warmup < 64); warmup++) {
+        jit.run_threads(world, inputs, outputs);
+    }
     std::vector<double> ms;
     for (int rep = 0; rep < 5; rep++) {
         auto t0 = std::chrono::steady_clock::now();
-        outputs = jit.run_threads(ranks, inputs);
+        jit.run_threads(world, inputs, outputs);
         ms.push_back(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count());

@@ -27,10 +27,10 @@
 // last rank's outputs are complete on the device (device_sync); the (upper)
 // median of --reps calls (fewer where calls are long: at least 3, about 2 s
 // a case), after --warmup calls and after overlapped steps have chosen their
-// tile count. Inputs are copied to the device once, before the warm-up;
-// JitProgram::run_rank allocates each call's outputs on the device, which
-// Halide's device allocation cache serves after the first call
-// (reuse_device_allocations).
+// tile count. Inputs are copied to the device once, before the warm-up; the
+// ranks are a ThreadWorld kept across the calls, and each call writes the
+// previous call's outputs again (JitProgram::run_rank's `outputs`), as a
+// training loop does.
 //
 // The last call's outputs are checked against the reference (relative to the
 // largest output magnitude: 1e-5 on CUDA, which contracts a * b + c, as
@@ -563,34 +563,29 @@ struct Run {
 // at most 64), then the timed calls, on one world of R thread ranks.
 Run measure(const JitProgram &jit, const std::vector<RankBuffers> &inputs, const Options &o) {
     const int size = (int)inputs.size();
-    std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
-        coconet_threads_world_create(size, o.timeout), coconet_threads_world_destroy);
-    coconet_user_assert(world) << "cannot make a world of " << size << " thread ranks";
+    ThreadWorld world(size, o.timeout);
     std::vector<coconet_comm *> comms;
     for (int r = 0; r < size; r++) {
-        comms.push_back(coconet_threads_world_comm(world.get(), r));
+        comms.push_back(world.comm(r));
     }
     Run run;
     run.outputs.resize(size);
     std::vector<Clock::time_point> start(size), end(size);
     // One call of every rank: from the ranks' common start to the last one's
-    // outputs complete on the device. The previous call's outputs are freed
-    // before the start.
+    // outputs complete on the device.
     auto call = [&] {
-        apps::run_on_ranks(comms, [&](coconet_comm *comm) {
+        world.run([&](coconet_comm *comm) {
             const int r = coconet_comm_rank(comm);
-            run.outputs[r].clear();
             coconet_user_assert(coconet_barrier(comm, "gpu_bench") == COCONET_OK)
                 << coconet_comm_last_error(comm);
             start[r] = Clock::now();
-            RankBuffers out = jit.run_rank(comm, inputs[r]);
-            for (auto &[name, b] : out) {
+            jit.run_rank(comm, inputs[r], run.outputs[r]);
+            for (auto &[name, b] : run.outputs[r]) {
                 if (b.raw_buffer()->device) {
                     coconet_user_assert(b.device_sync() == 0) << "device_sync of " << name;
                 }
             }
             end[r] = Clock::now();
-            run.outputs[r] = std::move(out);
         });
         return std::chrono::duration<double>(*std::max_element(end.begin(), end.end()) -
                                              *std::min_element(start.begin(), start.end()))
@@ -901,7 +896,8 @@ int main(int argc, char **argv) {
         std::printf("[SKIP] no GPU\n");
         return 0;
     }
-    // Outputs are allocated in every call (run_rank): from Halide's cache.
+    // Device temporaries, and each run's first outputs, come from Halide's
+    // allocation cache.
     Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
     const auto start = Clock::now();
     try {

@@ -674,28 +674,33 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs fused passes as NCCL does",
 
 namespace {
 
-// A training loop: `program` called five times with the same host buffers,
-// rewritten in place between calls; every call equals the reference and
-// leaves no device allocation on the caller's buffers.
+// A training loop: `program` called five times on a kept ThreadWorld with
+// the same host buffers, rewritten in place between calls, and the last
+// call's outputs passed back; every call equals the reference and leaves no
+// device allocation on the caller's buffers. Then five calls with the inputs
+// on the device: the outputs stay on the device, in the same allocations.
 void check_five_calls(const Program &program, const coconet_test::InputMaker &make,
                       double tolerance) {
     JitProgram jit(program, target);
     Reference reference(program);
     for (int r : ranks) {
         INFO(program.name() << " on " << r << " ranks");
-        std::vector<RankBuffers> inputs = make(program, r, 3);
-        for (int call = 0; call < 5; call++) {
-            INFO("call " << call);
+        ThreadWorld world(r, 10.0);
+        std::vector<RankBuffers> inputs = make(program, r, 3), outputs;
+        auto rewrite = [&](int call) {
             for (RankBuffers &rank : inputs) {
                 for (auto &[name, b] : rank) {
                     Halide::Buffer<float>(b).for_each_value(
                         [&](float &x) { x = 0.75f * x + 0.01f * (float)call; });
                 }
             }
-            const std::vector<RankBuffers> outputs = jit.run_threads(r, inputs);
+        };
+        for (int call = 0; call < 5; call++) {
+            INFO("call " << call);
+            rewrite(call);
+            jit.run_threads(world, inputs, outputs);
             CHECK(max_abs_diff(outputs, reference.run(r, inputs)) <= within(tolerance));
-            for (const std::vector<RankBuffers> *buffers :
-                 {(const std::vector<RankBuffers> *)&inputs, &outputs}) {
+            for (const std::vector<RankBuffers> *buffers : {&inputs, &outputs}) {
                 for (const RankBuffers &rank : *buffers) {
                     for (const auto &[name, b] : rank) {
                         INFO(name);
@@ -703,6 +708,30 @@ void check_five_calls(const Program &program, const coconet_test::InputMaker &ma
                     }
                 }
             }
+        }
+        // The same loop with the inputs on the device.
+        std::vector<RankBuffers> on;
+        std::vector<uint64_t> allocations;
+        for (int call = 5; call < 10; call++) {
+            INFO("call " << call << ", inputs on the device");
+            rewrite(call);
+            jit.run_threads(world, on_device(inputs), on);
+            int i = 0;
+            for (RankBuffers &rank : on) {
+                for (auto &[name, b] : rank) {
+                    INFO(name);
+                    if (b.number_of_elements() == 0) {
+                        continue;
+                    }
+                    CHECK(b.raw_buffer()->device_dirty());
+                    if (call == 5) {
+                        allocations.push_back(b.raw_buffer()->device);
+                    }
+                    CHECK(b.raw_buffer()->device == allocations[i++]);
+                    b.copy_to_host(); // the device allocation stays
+                }
+            }
+            CHECK(max_abs_diff(on, reference.run(r, inputs)) <= within(tolerance));
         }
     }
 }

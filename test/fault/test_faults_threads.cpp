@@ -4,7 +4,8 @@
 // Halide code refuses a value only rank 1's inputs hold), or throws while its
 // peers are inside an AOT library's fused pass. Every other rank must return
 // an error naming the operation and rank 1 within the timeout + 5 s, and a new
-// world in the same process must then compute the reference's result.
+// world in the same process must then compute the reference's result, as must
+// a kept ThreadWorld at its next call.
 #include <chrono>
 #include <thread>
 
@@ -181,4 +182,34 @@ TEST_CASE("a rank throwing while its peers are in an AOT library's pass stops th
         CHECK(o.error.empty());
     }
     CHECK(max_abs_diff(got, Reference(program).run(kRanks, inputs)) == 0.0);
+}
+
+TEST_CASE("a kept ThreadWorld whose call failed runs the next call", "[fault][thread_world]") {
+    Var i("i"), j("j");
+    DFunc x = input("x", Halide::Float(32), {6, 8}, Local());
+    DFunc p("p");
+    p(i, j) = refusing_poison(x(i, j)) + 1.0f;
+    DFunc s = all_reduce(p, ReduceOp::Sum, "s");
+    Program program("fault_kept_world");
+    program.output(s, Replicated());
+    const JitProgram jit(program);
+    ThreadWorld world(kRanks, kTimeout);
+    const std::vector<RankBuffers> inputs = make_inputs(program, kRanks, 3);
+    std::vector<RankBuffers> poisoned = inputs;
+    Halide::Buffer<float> bad = poisoned[kFaulty].at("x").copy();
+    bad(1, 2) = kPoison;
+    poisoned[kFaulty]["x"] = bad;
+    for (int call = 0; call < 2; call++) {
+        INFO("call " << call);
+        const auto start = std::chrono::steady_clock::now();
+        // The rank that failed is reported, not the peers its abort stopped.
+        const std::string error =
+            coconet_test::message_of<RuntimeError>([&] { jit.run_threads(world, poisoned); });
+        CHECK_THAT(error, Contains("fault injected on this rank"));
+        CHECK_THAT(error, !Contains("aborted"));
+        CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+              kTimeout + 5.0);
+        const std::vector<RankBuffers> outputs = jit.run_threads(world, inputs);
+        CHECK(max_abs_diff(outputs, Reference(program).run(kRanks, inputs)) == 0.0);
+    }
 }
