@@ -435,8 +435,8 @@ void JitProgram::run_threads(ThreadWorld &world, const std::vector<RankBuffers> 
     // Compiles the fused kernels before any rank waits for another.
     Table(*this, world.comm(0));
     outputs.resize(world_size);
-    // Nor is a rank's kept output that another rank reads, or that an
-    // earlier rank keeps (run_rank sees only its own rank's buffers).
+    // A kept output that another rank reads, or that an earlier rank keeps
+    // too, is dropped here: run_rank sees only its own rank's buffers.
     for (int r = 0; r < world_size; r++) {
         for (auto b = outputs[r].begin(); b != outputs[r].end();) {
             bool shared = false;
