@@ -85,10 +85,10 @@ halide_buffer_t *Executor::checked_argument(int i, halide_buffer_t *b) {
         same &= got_min[d] == min[d] && got_extent[d] == extent[d];
         same_extents &= got_extent[d] == extent[d];
     }
-    if (same) {
+    if (same && (i >= p_.ninputs || b->device)) {
         return dense_input(i, b);
     }
-    if (!(at_zero && same_extents)) {
+    if (!same && !(at_zero && same_extents)) {
         fail(COCONET_ERR_INVALID,
              what() + " of global shape " + shape_text(vi) + ": this rank's box is " +
                  box_text(vi.dims, min, extent) + ", the buffer covers " +
@@ -96,7 +96,10 @@ halide_buffer_t *Executor::checked_argument(int i, halide_buffer_t *b) {
                  (p_.nsizes > 0 ? " (see coconet_arg_box_sized)" : " (see coconet_arg_box)"));
     }
     // The rank's box, with its mins moved to global coordinates: the same
-    // memory, on the host and on the device alike.
+    // memory, on the host and on the device alike. A host input is a view
+    // even in place: the flags and device copies Halide gives it are then
+    // this call's, never the caller's (whose buffer other ranks may be
+    // reading at the same time).
     OwnedBuffer &view = own();
     view.buf = *b;
     view.borrowed_device = b->device != 0;
