@@ -13,7 +13,10 @@ Ratios (time ratios > 1: CoCoNet is faster):
   cuBLAS / CoCoNet                     torch.matmul's time for the MatMuls alone over
                                        CoCoNet's for the whole workload.
 The first table takes each case's fastest schedule, the second lists every one;
-then the cases only one side measured (a run cut short by --budget-s).
+then the cases whose fastest schedule misses a target (at least PyTorch eager's
+speed and 0.8x torch.compile's; memory-bound cases at 80% of the copy bandwidth
+or more, those with MatMuls at 0.7x cuBLAS or more), and the cases only one side
+measured (a run cut short by --budget-s).
 Exits 1 when there are no CoCoNet records or one failed its check.
 """
 import argparse
@@ -57,6 +60,27 @@ def row(r, torch_by_case):
     ]
 
 
+# (name, the cell's value from (record, PyTorch's times), the least it may be)
+TARGETS = [
+    ("eager / CoCoNet", lambda r, t: t.get("torch_eager") and t["torch_eager"] / r["ms"], 1.0),
+    ("compile / CoCoNet", lambda r, t: t.get("torch_compile") and t["torch_compile"] / r["ms"], 0.8),
+    ("fraction of copy bandwidth", lambda r, t: not t.get("cublas") and r.get("gbps") and r.get("copy_gbps") and
+     r["gbps"] / r["copy_gbps"], 0.8),
+    ("cuBLAS / CoCoNet", lambda r, t: t.get("cublas") and t["cublas"] / r["ms"], 0.7),
+]
+
+
+def misses(r, torch_by_case):
+    """The targets a record misses, as 'name value < least'."""
+    times = {impl: o.get("ms") for impl, o in torch_by_case.get(key(r), {}).items()}
+    out = []
+    for name, value, least in TARGETS:
+        v = value(r, times)
+        if v and v < least:
+            out.append(f"{name} {v:.2f} < {least}")
+    return out
+
+
 HEADER = ["workload", "size", "R", "schedule", "ms", "GB/s", "% of copy", "GFLOP/s", "eager ms",
           "eager / CoCoNet", "compile ms", "compile / CoCoNet", "cuBLAS / CoCoNet", "check"]
 
@@ -97,6 +121,11 @@ def main():
     out += ["", "Fastest schedule per case:", "",
             table(row(r, torch_by_case) for r in best.values()), "",
             "Every schedule:", "", table(row(r, torch_by_case) for r in records)]
+    behind = [(r, misses(r, torch_by_case)) for r in best.values()]
+    behind = [f"- {r['workload']} {r['size']} R={r['ranks']} ({r['schedule']}): " + ", ".join(m)
+              for r, m in behind if m]
+    out += ["", f"Cases whose fastest schedule misses a target: {len(behind)} of {len(best)}."]
+    out += [""] + behind if behind else []
     torch_only = sorted(set(torch_by_case) - set(best))
     if torch_records:
         coconet_only = sorted(set(best) - set(torch_by_case))

@@ -74,12 +74,19 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
             ProgramFunction f{step.pipeline, h.pipeline, args, (int)h.outputs.size(), true};
             compile(f);
         }
-        if (step.kind != COCONET_STEP_FUSED || !options.kernel_sources) {
+        if (step.kind != COCONET_STEP_FUSED || (!options.kernel_sources && !gpu)) {
             continue;
         }
         const FusedPass &g = spmd.passes[seg.fused_pass];
         bool kernels_on_gpu = true, one_kernel = true;
-        for (int nsrc : options.kernel_sources(g, a)) {
+        if (!options.kernel_sources) {
+            // A JIT program compiles its kernels at first use: the plan says
+            // what they will be.
+            const StepKernel k = build_step_kernel(c, (int)s, 1);
+            kernels_on_gpu = k.on_gpu;
+            one_kernel = k.one_kernel;
+        }
+        for (int nsrc : options.kernel_sources ? options.kernel_sources(g, a) : std::set<int>{}) {
             StepKernel k = build_step_kernel(c, (int)s, nsrc);
             compile(k.function);
             step.kernels.push_back(

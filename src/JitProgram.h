@@ -69,7 +69,8 @@ public:
     JitProgram(const Program &program, const JitOptions &options);
     ~JitProgram();
 
-    // Runs one rank: `inputs` holds this rank's box of every input. Throws
+    // Runs one rank: `inputs` holds this rank's box of every input (a
+    // buffer under a name that is no input is refused). Throws
     // RuntimeError naming the rank and the failing operation. Inputs with a
     // device allocation (of this program's target) are read there, and the
     // outputs are returned on that device, device-dirty. Host inputs are read

@@ -1,5 +1,6 @@
 #include "RankData.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -105,6 +106,19 @@ Halide::Buffer<> allocate_box(Halide::Type type, const std::vector<Range> &box) 
 
 RankBuffers check_rank_inputs(const Program &program, const Analysis &analysis, int rank,
                               int world_size, const RankBuffers &inputs, const Sizes &sizes) {
+    for (const auto &[name, buffer] : inputs) {
+        const bool known = std::any_of(analysis.inputs.begin(), analysis.inputs.end(),
+                                       [&](const DFunc &in) { return in.name() == name; });
+        if (!known) {
+            std::string names;
+            for (const DFunc &in : analysis.inputs) {
+                names += (names.empty() ? "" : ", ") + in.name();
+            }
+            coconet_user_error << "Program " << program.name() << ", rank " << rank
+                               << ": a buffer for '" << name << "', which is none of its inputs ("
+                               << names << ").";
+        }
+    }
     RankBuffers out;
     for (const DFunc &in : analysis.inputs) {
         const FuncInfo &info = analysis.of(in);

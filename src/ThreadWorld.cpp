@@ -36,7 +36,7 @@ struct ThreadWorld::Pool {
     Pool(int size, double timeout_seconds)
         : size(size), timeout_seconds(timeout_seconds), world(make_world(size, timeout_seconds)),
           spin(size <= (int)std::max(1u, std::thread::hardware_concurrency())), errors(size),
-          codes(size) {
+          user_errors(size), codes(size) {
         for (int r = 1; r < size; r++) {
             workers.emplace_back([this, r] { serve(r); });
         }
@@ -85,9 +85,13 @@ struct ThreadWorld::Pool {
     void run_rank(int r) {
         coconet_comm *comm = coconet_threads_world_comm(world.get(), r);
         std::string error;
+        bool user = false;
         try {
             (*body)(comm);
             return;
+        } catch (const UserError &e) {
+            error = e.what();
+            user = true;
         } catch (const std::exception &e) {
             error = *e.what() ? e.what() : "an exception with an empty message";
         } catch (const Halide::Error &e) { // not a std::exception
@@ -96,27 +100,40 @@ struct ThreadWorld::Pool {
             error = "an exception that is not a std::exception";
         }
         errors[r] = error;
+        user_errors[r] = user;
         codes[r] = coconet_comm_last_error_code(comm);
         coconet_comm_abort(comm, error.c_str());
     }
 
-    // The messages of the ranks that failed first: a rank stopped by a
-    // peer's abort fails with COCONET_ERR_ABORTED, reported only when every
-    // failure is.
+    // The messages of the ranks that failed first, each message once: a
+    // rank stopped by a peer's abort fails with COCONET_ERR_ABORTED, reported
+    // only when every failure is. A UserError when each of those ranks'
+    // bodies threw one (a bad call, made alike on every rank).
     void throw_failures() const {
+        std::vector<std::string> reported;
         std::string report;
         int code = COCONET_OK;
+        bool user = true;
         for (int pass = 0; pass < 2 && report.empty(); pass++) {
             for (int r = 0; r < size; r++) {
-                if (!errors[r].empty() && (pass == 1 || codes[r] != COCONET_ERR_ABORTED)) {
+                if (errors[r].empty() || (pass == 0 && codes[r] == COCONET_ERR_ABORTED)) {
+                    continue;
+                }
+                user = user && user_errors[r];
+                code = code == COCONET_OK ? codes[r] : code;
+                if (std::find(reported.begin(), reported.end(), errors[r]) == reported.end()) {
+                    reported.push_back(errors[r]);
                     report += (report.empty() ? "" : "\n") + errors[r];
-                    code = code == COCONET_OK ? codes[r] : code;
                 }
             }
         }
-        if (!report.empty()) {
-            throw RuntimeError(code, report);
+        if (report.empty()) {
+            return;
         }
+        if (user) {
+            throw UserError(report);
+        }
+        throw RuntimeError(code, report);
     }
 
     const int size;
@@ -131,6 +148,8 @@ struct ThreadWorld::Pool {
     std::atomic<int> pending{0};
     const std::function<void(coconet_comm *)> *body = nullptr;
     std::vector<std::string> errors;
+    // Whether errors[r] is a UserError's (char: ranks write their own at once).
+    std::vector<char> user_errors;
     std::vector<int> codes;
     std::vector<std::thread> workers;
 };

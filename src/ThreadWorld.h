@@ -32,7 +32,8 @@ public:
     // Runs body(comm(r)) for every rank r, each on its rank's thread (rank 0
     // on the caller's), and returns when all have. A rank whose body throws
     // aborts the others; the call then throws RuntimeError with the messages
-    // of the ranks that failed first (not those stopped by the abort), and
+    // of the ranks that failed first (not those stopped by the abort; each
+    // message once), or UserError when each of those ranks threw one, and
     // the world is made anew for the next call, since an aborted world's
     // ranks cannot meet again. One call at a time: a call while another runs
     // (from another thread, or from a body) is a UserError.

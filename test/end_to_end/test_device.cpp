@@ -82,6 +82,13 @@ const std::vector<apps::Schedule> schedules = {apps::Schedule::None, apps::Sched
 
 TEST_CASE("adam on the device", "[device][adam]") {
     check_app_on_device("adam");
+    // A JIT program's plan says what its fused kernels will be, before they
+    // are compiled at first use.
+    apps::OptimizerConfig c;
+    c.schedule = apps::Schedule::Fused;
+    c.gpu = true;
+    CHECK_THAT(JitProgram(apps::adam(c), target).plan(2),
+               Catch::Matchers::Contains(": one GPU kernel for all outputs"));
 }
 
 TEST_CASE("a scalar reduction adds its parts on the device", "[device][lamb]") {
@@ -679,6 +686,8 @@ namespace {
 // call's outputs passed back; every call equals the reference and leaves no
 // device allocation on the caller's buffers. Then five calls with the inputs
 // on the device: the outputs stay on the device, in the same allocations.
+// Then five with the same device inputs rewritten on the host and marked so
+// (set_host_dirty, Halide's convention): every call reads the new data.
 void check_five_calls(const Program &program, const coconet_test::InputMaker &make,
                       double tolerance) {
     JitProgram jit(program, target);
@@ -687,14 +696,15 @@ void check_five_calls(const Program &program, const coconet_test::InputMaker &ma
         INFO(program.name() << " on " << r << " ranks");
         ThreadWorld world(r, 10.0);
         std::vector<RankBuffers> inputs = make(program, r, 3), outputs;
-        auto rewrite = [&](int call) {
-            for (RankBuffers &rank : inputs) {
+        auto rewrite_in = [](std::vector<RankBuffers> &buffers, int call) {
+            for (RankBuffers &rank : buffers) {
                 for (auto &[name, b] : rank) {
                     Halide::Buffer<float>(b).for_each_value(
                         [&](float &x) { x = 0.75f * x + 0.01f * (float)call; });
                 }
             }
         };
+        auto rewrite = [&](int call) { rewrite_in(inputs, call); };
         for (int call = 0; call < 5; call++) {
             INFO("call " << call);
             rewrite(call);
@@ -732,6 +742,28 @@ void check_five_calls(const Program &program, const coconet_test::InputMaker &ma
                 }
             }
             CHECK(max_abs_diff(on, reference.run(r, inputs)) <= within(tolerance));
+        }
+        std::vector<RankBuffers> kept = on_device(inputs);
+        for (RankBuffers &rank : kept) {
+            for (auto &[name, b] : rank) {
+                b.copy_to_host();
+            }
+        }
+        for (int call = 10; call < 15; call++) {
+            INFO("call " << call << ", device inputs rewritten on the host");
+            rewrite_in(kept, call);
+            for (RankBuffers &rank : kept) {
+                for (auto &[name, b] : rank) {
+                    b.set_host_dirty();
+                }
+            }
+            jit.run_threads(world, kept, on);
+            for (RankBuffers &rank : on) {
+                for (auto &[name, b] : rank) {
+                    b.copy_to_host();
+                }
+            }
+            CHECK(max_abs_diff(on, reference.run(r, kept)) <= within(tolerance));
         }
     }
 }

@@ -165,6 +165,12 @@ TEST_CASE("ThreadWorld refuses misuse with a UserError", "[thread_world][error]"
     for (const std::string &message : nested) {
         CHECK_THAT(message, Contains("while another call runs on it"));
     }
+    // Uncaught, the ranks' UserErrors reach the caller as one, its message
+    // once.
+    const std::string uncaught =
+        message_of<UserError>([&] { world.run([&](coconet_comm *) { world.run({}); }); });
+    CHECK_THAT(uncaught, Contains("while another call runs on it"));
+    CHECK(uncaught.find("while another", uncaught.find("while another") + 1) == std::string::npos);
     const Program program = overlapped_block();
     const JitProgram jit(program);
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(world, make_inputs(program, 3, 1)); }),

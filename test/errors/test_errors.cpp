@@ -188,6 +188,11 @@ TEST_CASE("bad buffers for a rank are refused before running", "[error]") {
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
                Contains("rank 0: no buffer for input m"));
 
+    inputs = make_inputs(p, 3);
+    inputs[1]["mm"] = inputs[1]["m"];
+    CHECK_THAT(message_of<UserError>([&] { jit.run_threads(3, inputs); }),
+               Contains("rank 1: a buffer for 'mm', which is none of its inputs (m"));
+
     CHECK_THAT(message_of<UserError>([&] { jit.run_threads(2, make_inputs(p, 3)); }),
                Contains("inputs for 3 ranks given to a run on 2 ranks"));
 }

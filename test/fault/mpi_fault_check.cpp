@@ -138,7 +138,8 @@ int overlap(coconet_comm *comm, int rank) {
             o(out.data(), (int)r.begin, (int)r.size());
         return coconet_collective_call(comm, "activations", &desc, &i.b, &o.b) == COCONET_OK;
     };
-    return coconet_rt::run_steps(chunking.count(), produce, move)
+    coconet_rt::ProducerThread producer;
+    return coconet_rt::run_steps(producer, chunking.count(), produce, move)
                ? COCONET_OK
                : coconet_comm_last_error_code(comm);
 }

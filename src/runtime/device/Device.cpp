@@ -116,8 +116,10 @@ int copy_host_device(coconet_comm &comm, const halide_buffer_t *src, halide_buff
     const bool up = dst->device != 0;
     const halide_device_interface_t *iface = up ? dst->device_interface : src->device_interface;
     halide_buffer_t from = *src;
-    from.flags = 0;
-    from.set_device_dirty(!up); // where the data is read from
+    // Where the data is read from: Halide's buffer_copy reads a source with a
+    // device allocation on the device unless its host is marked newer.
+    from.set_host_dirty(up);
+    from.set_device_dirty(!up);
     const int rc = with_context(
         comm, [&](void *uc) { return iface->buffer_copy(uc, &from, up ? iface : nullptr, dst); });
     if (rc == 0) {

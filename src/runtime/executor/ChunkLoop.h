@@ -10,31 +10,60 @@
 #define COCONET_RUNTIME_CHUNK_LOOP_H
 
 #include <algorithm>
-#include <future>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/Partition.h"
 
 namespace coconet_rt {
 
+// A thread kept for a rank's producers (one per communicator, in
+// ExecutorState): handing it chunk j + 1 costs a wake-up, where a thread
+// started per chunk cost a thread's start and join on every chunk.
+class ProducerThread {
+public:
+    ProducerThread() = default;
+    ProducerThread(const ProducerThread &) = delete;
+    ProducerThread &operator=(const ProducerThread &) = delete;
+    ~ProducerThread();
+
+    // Runs task on the thread (started at the first task); one at a time.
+    void start(std::function<void()> task);
+    // Waits for the task started last; rethrows its exception.
+    void wait();
+
+private:
+    void loop();
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::function<void()> task_;
+    bool busy_ = false, stop_ = false;
+    std::exception_ptr error_;
+    std::thread thread_;
+};
+
 // Runs `count` chunks: produce(j) computes chunk j of the source (the first
-// on the calling thread, chunk j + 1 on a thread of its own while move(j)
-// moves chunk j). move returns false on failure, after which the producer
-// running beside it is waited for and the loop stops. A producer's exception
-// is rethrown.
+// on the calling thread, chunk j + 1 on `producer` while move(j) moves chunk
+// j). move returns false on failure, after which the producer running beside
+// it is waited for and the loop stops. A producer's exception is rethrown.
 template<typename Produce, typename Move>
-bool run_steps(int count, Produce &&produce, Move &&move) {
+bool run_steps(ProducerThread &producer, int count, Produce &&produce, Move &&move) {
     if (count > 0) {
         produce(0);
     }
     for (int j = 0; j < count; j++) {
-        std::future<void> next;
-        if (j + 1 < count) {
-            next = std::async(std::launch::async, produce, j + 1);
+        const bool next = j + 1 < count;
+        if (next) {
+            producer.start([&produce, j] { produce(j + 1); });
         }
         const bool ok = move(j);
-        if (next.valid()) {
-            next.get();
+        if (next) {
+            producer.wait();
         }
         if (!ok) {
             return false;

@@ -181,7 +181,7 @@ void Executor::run_overlapped(int s, coconet_fused_call &c,
             rc = coconet_fused_reduce_scatter(comm_, &c);
             return rc == COCONET_OK;
         };
-        coconet_rt::run_steps(ch.count(), produce, reduce);
+        coconet_rt::run_steps(executor_state(comm_).producer, ch.count(), produce, reduce);
         return rc;
     });
 }
@@ -235,7 +235,7 @@ void Executor::run_collective(int s) {
                                          in ? &in->view.buf : source, &out.view.buf);
             return rc == COCONET_OK;
         };
-        coconet_rt::run_steps(ch.count(), produce, move);
+        coconet_rt::run_steps(executor_state(comm_).producer, ch.count(), produce, move);
         return rc;
     });
     set_newest(dst, device != nullptr);

@@ -1,5 +1,6 @@
 // What the executor keeps for one communicator between calls: the host
-// memory of its values and the tile-count tuning of every overlapped step.
+// memory of its values, the tile-count tuning of every overlapped step and
+// the thread its producers run on.
 // The executor creates it at the first call on a communicator; the
 // communicator holds it (coconet_comm::executor) and frees it with itself, so
 // backends never see it.
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "executor/ChunkLoop.h"
 #include "executor/HostPool.h"
 #include "executor/OverlapTuning.h"
 
@@ -43,6 +45,8 @@ struct ExecutorState {
     // value_memory_prefix): a call at these sizes skips the gather that
     // compares them (SizedProgram).
     std::map<std::string, std::vector<int32_t>> agreed_sizes;
+    // The thread that produces an overlapped step's next chunk.
+    ProducerThread producer;
 };
 
 // comm's state, created at its first use.

@@ -453,6 +453,20 @@ struct ThreadsComm : coconet_comm {
         return COCONET_OK;
     }
 
+    // " (its global extents [..], this rank's [..])" where those differ.
+    static std::string extents_differ(const Op &theirs, const Op &mine) {
+        auto text = [](const Op &o) {
+            std::string t;
+            for (int d = 0; d < o.dims; d++) {
+                t += (d ? ", " : "") + std::to_string(o.n[d]);
+            }
+            return "[" + t + "]";
+        };
+        return text(theirs) == text(mine)
+                   ? ""
+                   : " (its global extents " + text(theirs) + ", this rank's " + text(mine) + ")";
+    }
+
     // Ranks that meet must make the same call: every rank compares itself with
     // all the others, so either all of them find a mismatch or none does.
     // `produced`: this rank's call writes into the members' outputs (run_produced).
@@ -463,9 +477,10 @@ struct ThreadsComm : coconet_comm {
             const Posted &p = posted[q];
             if (!p.op || !p.op->same_call(op) || p.produced != produced) {
                 return "rank " + std::to_string(q) + " called " +
-                       (p.op ? p.op->what() : p.fused->what()) +
-                       " with other arguments at the same time: every participant must make the "
-                       "same collective calls in the same order";
+                       (p.op ? p.op->what() : p.fused->what()) + " with other arguments" +
+                       (p.op ? extents_differ(*p.op, op) : "") +
+                       " at the same time: every participant must make the same collective "
+                       "calls in the same order";
             }
             if (!(p.in->type == in->type)) {
                 return "rank " + std::to_string(q) + " passed " +

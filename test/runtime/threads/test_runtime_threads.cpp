@@ -542,6 +542,21 @@ TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
         CHECK_THAT(msg[r], Contains("rank " + std::to_string(1 - r) + " called all_reduce '" +
                                     (r == 0 ? "b" : "a") + "'"));
     }
+    // The same call at other global extents: the message gives both.
+    run_thread_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
+        TBox full = empty_box(1);
+        full.extent[0] = 4 + r;
+        Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+        coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, full);
+        rc[r] = coconet_collective_call(comm, "g", &d, &in.b, &out.b);
+        msg[r] = coconet_comm_last_error(comm);
+    });
+    for (int r = 0; r < 2; r++) {
+        INFO(msg[r]);
+        CHECK(rc[r] == COCONET_ERR_INVALID);
+        CHECK_THAT(msg[r], Contains("(its global extents [" + std::to_string(5 - r) +
+                                    "], this rank's [" + std::to_string(4 + r) + "])"));
+    }
 }
 
 TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
