@@ -82,7 +82,7 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
         if (!options.kernel_sources) {
             // A JIT program compiles its kernels at first use: the plan says
             // what they will be.
-            const StepKernel k = build_step_kernel(c, (int)s, 1);
+            const StepKernel k = build_step_kernel(c, (int)s, g.reduces() ? 1 : 0);
             kernels_on_gpu = k.on_gpu;
             one_kernel = k.one_kernel;
         }
