@@ -28,11 +28,12 @@ void ProducerThread::start(std::function<void()> task) {
     changed_.notify_all();
 }
 
-void ProducerThread::wait() {
+void ProducerThread::wait(bool rethrow) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [this] { return !busy_; });
-    if (error_) {
-        std::rethrow_exception(std::exchange(error_, nullptr));
+    std::exception_ptr error = std::exchange(error_, nullptr);
+    if (error && rethrow) {
+        std::rethrow_exception(error);
     }
 }
 

@@ -33,8 +33,8 @@ public:
 
     // Runs task on the thread (started at the first task); one at a time.
     void start(std::function<void()> task);
-    // Waits for the task started last; rethrows its exception.
-    void wait();
+    // Waits for the task started last; rethrows its exception, or drops it.
+    void wait(bool rethrow = true);
 
 private:
     void loop();
@@ -50,7 +50,8 @@ private:
 // Runs `count` chunks: produce(j) computes chunk j of the source (the first
 // on the calling thread, chunk j + 1 on `producer` while move(j) moves chunk
 // j). move returns false on failure, after which the producer running beside
-// it is waited for and the loop stops. A producer's exception is rethrown.
+// it is waited for and the loop stops. A producer's exception is rethrown,
+// and so is move's, once the producer beside it is done.
 template<typename Produce, typename Move>
 bool run_steps(ProducerThread &producer, int count, Produce &&produce, Move &&move) {
     if (count > 0) {
@@ -61,7 +62,15 @@ bool run_steps(ProducerThread &producer, int count, Produce &&produce, Move &&mo
         if (next) {
             producer.start([&produce, j] { produce(j + 1); });
         }
-        const bool ok = move(j);
+        bool ok = false;
+        try {
+            ok = move(j);
+        } catch (...) {
+            if (next) {
+                producer.wait(false); // it reads this frame: done before unwinding
+            }
+            throw;
+        }
         if (next) {
             producer.wait();
         }

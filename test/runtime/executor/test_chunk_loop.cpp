@@ -1,9 +1,10 @@
 // The overlap's chunk loop (runtime/executor/ChunkLoop.h): chunk j + 1 is
 // produced on the producer thread while chunk j moves, every chunk is
 // produced before it moves, one thread serves every chunk of every loop, a
-// failed move stops the loop after the producer beside it finishes, and a
-// producer's exception reaches the caller.
+// failed or throwing move stops the loop after the producer beside it
+// finishes, and a producer's exception reaches the caller.
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -61,6 +62,28 @@ TEST_CASE("a failed move stops the loop once the producer beside it is done",
     CHECK_FALSE(ok);
     CHECK(moved == std::vector<int>({0, 1, 2}));
     CHECK(produced.load() == 4); // chunks 0..3: chunk 3 was under way beside move 2
+}
+
+TEST_CASE("a move's exception waits for the producer beside it", "[runtime][overlap]") {
+    ProducerThread producer;
+    std::atomic<bool> producing{false}, finished{false};
+    CHECK_THROWS_WITH(run_steps(
+                          producer, 2,
+                          [&](int j) {
+                              if (j == 1) {
+                                  producing = true;
+                                  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                  finished = true;
+                              }
+                          },
+                          [&](int) -> bool {
+                              while (!producing.load()) {
+                                  std::this_thread::yield();
+                              }
+                              throw std::runtime_error("move 0 failed");
+                          }),
+                      "move 0 failed");
+    CHECK(finished.load());
 }
 
 TEST_CASE("a producer's exception reaches the caller, and the thread serves on",
