@@ -36,7 +36,7 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
     if (options.default_schedule && options.autoscheduler.empty()) {
         lowering.default_schedule = target;
     }
-    CompiledProgram c{lower(program, lowering), {}, target, options.function_name, ""};
+    CompiledProgram c{lower(program, lowering), {}, target, options.function_name, "", {}};
     const Analysis &a = c.lowered.analysis;
     const SpmdPipeline &spmd = c.lowered.spmd;
     c.plan = plan_program(c.lowered, options.function_name);
@@ -82,9 +82,11 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
         if (!options.kernel_sources) {
             // A JIT program compiles its kernels at first use: the plan says
             // what they will be.
-            const StepKernel k = build_step_kernel(c, (int)s, g.reduces() ? 1 : 0);
+            const int nsrc = g.reduces() ? 1 : 0;
+            StepKernel k = build_step_kernel(c, (int)s, nsrc);
             kernels_on_gpu = k.on_gpu;
             one_kernel = k.one_kernel;
+            c.built_kernels.emplace(std::make_pair((int)s, nsrc), std::move(k));
         }
         for (int nsrc : options.kernel_sources ? options.kernel_sources(g, a) : std::set<int>{}) {
             StepKernel k = build_step_kernel(c, (int)s, nsrc);

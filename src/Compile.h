@@ -53,6 +53,13 @@ struct ProgramFunction {
 // What compiles each function, in the order the driver hands them over.
 using CompileFunction = std::function<void(ProgramFunction &)>;
 
+// The kernel of fused plan step `step` for `nsrc` sources (build_step_kernel).
+struct StepKernel {
+    ProgramFunction function;
+    bool on_gpu = false;     // every output is computed by GPU kernels
+    bool one_kernel = false; // by one kernel
+};
+
 struct CompiledProgram {
     LoweredProgram lowered;
     ProgramPlan plan; // with the kernels built along and the combiners
@@ -61,17 +68,15 @@ struct CompiledProgram {
     // What plan_text adds to print_plan: where the code runs on a GPU target,
     // what the default schedule or the autoscheduler did.
     std::string notes;
+    // The kernels a JIT program's plan was read from (a GPU target), by step
+    // and source count, not compiled: the program compiles them at first
+    // use rather than building them again.
+    std::map<std::pair<int, int>, StepKernel> built_kernels;
 };
 
 CompiledProgram compile_program(const Program &program, const CompileOptions &options,
                                 const CompileFunction &compile);
 
-// The kernel of fused plan step `step` for `nsrc` sources.
-struct StepKernel {
-    ProgramFunction function;
-    bool on_gpu = false;     // every output is computed by GPU kernels
-    bool one_kernel = false; // by one kernel
-};
 StepKernel build_step_kernel(const CompiledProgram &compiled, int step, int nsrc);
 
 // The plan (print_plan) on `world_size` ranks, then where the code runs for a

@@ -290,7 +290,8 @@ const JitProgram::Function &JitProgram::fused_kernel(int s, int nsrc) const {
     auto &k = kernels_[{s, nsrc}];
     if (!k) {
         const Halide::Target &target = compiled_->target;
-        StepKernel sk = build_step_kernel(*compiled_, s, nsrc);
+        auto built = compiled_->built_kernels.extract({s, nsrc});
+        StepKernel sk = built ? std::move(built.mapped()) : build_step_kernel(*compiled_, s, nsrc);
         k = Function::compile(sk.function, target,
                               sk.on_gpu
                                   ? Halide::get_device_interface_for_device_api(
