@@ -132,13 +132,21 @@ RankBuffers run_aot_rank(const coconet_aot_program *p, coconet_comm *comm,
         }
     }
     std::vector<halide_buffer_t *> args;
+    // An empty box is passed with no memory, as Halide::Runtime::Buffer
+    // makes it (and Halide would take it for a bounds query).
+    std::vector<Halide::Buffer<>> empty;
+    empty.reserve(p->ninputs + p->noutputs);
     for (int i = 0; i < p->ninputs + p->noutputs; i++) {
         const char *name = p->values[p->args[i]].name;
         RankBuffers &from = i < p->ninputs ? in : out;
         auto it = from.find(name);
         coconet_user_assert(it != from.end()) << p->name << ": no buffer for input " << name
                                               << " on rank " << coconet_comm_rank(comm) << ".";
-        args.push_back(it->second.raw_buffer());
+        halide_buffer_t *b = it->second.raw_buffer();
+        if (it->second.number_of_elements() == 0 && !b->device) {
+            b = empty.emplace_back(it->second.type(), nullptr, b->dimensions, b->dim).raw_buffer();
+        }
+        args.push_back(b);
     }
     const std::vector<int32_t> values = table_sizes(p, sizes);
     if (coconet_aot_run_sized(comm, p, values.data(), args.data()) != COCONET_OK) {

@@ -8,12 +8,13 @@
 //                   [param=value ...]
 //   <generator-exe> -l            lists the registered generators and their parameters
 //
-// Writes <dir>/<base>_halide.a (the Halide pipelines and fused kernels, with
-// Halide's runtime for the target), <dir>/<base>.cpp (the table and entry
-// point) and <dir>/<base>.h.
+// Writes (making <dir> where it is missing) <dir>/<base>_halide.a (the Halide pipelines and fused
+// kernels, with Halide's runtime for the target), <dir>/<base>.cpp (the table and entry point) and
+// <dir>/<base>.h.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -97,6 +98,11 @@ int main(int argc, char **argv) {
     base = base.empty() ? function : base;
     const auto start = std::chrono::steady_clock::now();
     try {
+        std::error_code made;
+        std::filesystem::create_directories(dir, made);
+        coconet_user_assert(!made && std::filesystem::is_directory(dir))
+            << "cannot make the output folder " << dir
+            << (made ? " (" + made.message() + ")." : " (a file of that name is in the way).");
         if (!plugin.empty()) {
             Halide::load_plugin(plugin);
         }

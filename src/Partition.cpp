@@ -15,8 +15,9 @@ Range slice_range(int64_t n, int parts, int index) {
 
 Range group_ranks(const Group &g, int world_size) {
     coconet_user_assert(world_size >= g.nsplit)
-        << "A world of " << world_size << " ranks cannot be split into " << g.nsplit
-        << " groups: " << g.to_string() << " would be empty.";
+        << "A world of " << world_size << (world_size == 1 ? " rank" : " ranks")
+        << " cannot be split into " << g.nsplit << " groups: " << g.to_string()
+        << " would be empty.";
     int first = 0, count = 0;
     coconet_group_range(world_size, g.nsplit, g.index, &first, &count);
     return Range{first, first + count};

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 
@@ -444,4 +445,41 @@ TEST_CASE("a run-time-shaped library takes its sizes at each call, the same on e
         CHECK_THAT(differ[r], Catch::Contains("every rank must give the same run-time sizes, but "
                                               "'n' is 9 on rank 0, 10 on rank 1"));
     }
+}
+
+TEST_CASE("a rank changing its run-time sizes alone fails with every rank, each naming the "
+          "other's call",
+          "[aot][shapes][error]") {
+    // After a call at sizes every rank gave, ranks compare their sizes again
+    // only where they change them: rank 1 alone compares, and the others
+    // meet it at the program's first collective.
+    const coconet_aot_program *p = aot_adam_shapes_program();
+    const Program program = apps::aot_program_source(p);
+    std::map<int32_t, std::vector<RankBuffers>> inputs;
+    for (int32_t n : {9, 10}) {
+        inputs[n] = apps::library_inputs(p, program, 2, {{"n", n}});
+    }
+    auto call = [&](coconet_comm *comm, int r, int32_t n) {
+        RankBuffers out = apps::allocate_aot_outputs(p, r, 2, {{"n", n}});
+        std::vector<halide_buffer_t *> a;
+        for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+            const std::string name = p->values[p->args[i]].name;
+            a.push_back((i < p->ninputs ? inputs[n][r].at(name) : out.at(name)).raw_buffer());
+        }
+        return coconet_aot_run_sized(comm, p, &n, a.data());
+    };
+    int agreed[2], alone[2];
+    std::string msg[2];
+    coconet_test::run_thread_ranks(2, 5.0, [&](int r, coconet_comm *comm) {
+        agreed[r] = call(comm, r, 9);
+        alone[r] = call(comm, r, r == 1 ? 10 : 9);
+        msg[r] = coconet_comm_last_error(comm);
+    });
+    for (int r = 0; r < 2; r++) {
+        INFO(msg[r]);
+        CHECK(agreed[r] == COCONET_OK);
+        CHECK(alone[r] == COCONET_ERR_INVALID);
+    }
+    CHECK_THAT(msg[0], Catch::Contains("rank 1 called all_gather 'the run-time sizes of"));
+    CHECK_THAT(msg[1], Catch::Contains("rank 0 called "));
 }

@@ -509,8 +509,8 @@ TEST_CASE("calls in different orders on different ranks fail naming the call, ne
                            Contains("must make the same collective calls in the same order"));
             CHECK(second[r].code == COCONET_ERR_ABORTED);
         }
-        CHECK_THAT(first[0].error, Contains("fused reduce_scatter 'g_sum_rs': rank 1 made another "
-                                            "call at the same time"));
+        CHECK_THAT(first[0].error, Contains("fused reduce_scatter 'g_sum_rs': rank 1 called "
+                                            "all_reduce 'summed' at the same time"));
         CHECK_THAT(first[1].error, Contains("all_reduce 'summed': rank 0 called fused "
                                             "reduce_scatter 'g_sum_rs' with other arguments"));
     }

@@ -203,7 +203,7 @@ TEST_CASE("groups that do not fit the world are refused", "[error]") {
     Program p("p");
     p.output(send(x, g[1]), Local(g[1]));
     CHECK_THAT(message_of<UserError>([&] { make_inputs(p, 1); }),
-               Contains("A world of 1 ranks cannot be split into 2 groups"));
+               Contains("A world of 1 rank cannot be split into 2 groups"));
     JitProgram jit(p);
     std::string msg = message_of<RuntimeError>([&] { jit.run_threads(3, make_inputs(p, 3), 5.0); });
     CHECK_THAT(msg, Contains("send_x"));

@@ -198,7 +198,8 @@ std::string Op::check_args() const {
     } else if (dims < 0 || dims > kMaxDims) {
         e << "the value has " << dims << " dimensions; this runtime supports 0 to " << kMaxDims;
     } else if (nsplit < 1 || nsplit > world_size) {
-        e << "a world of " << world_size << " ranks cannot be split into " << nsplit << " groups";
+        e << "a world of " << world_size << (world_size == 1 ? " rank" : " ranks")
+          << " cannot be split into " << nsplit << " groups";
     } else if (src.index < 0 || src.index >= nsplit) {
         e << "group " << src.index << " is not a group of world.split(" << nsplit << ")";
     } else if (kind == COCONET_SEND_RECV && (dst.index < 0 || dst.index >= nsplit)) {

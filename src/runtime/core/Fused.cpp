@@ -238,12 +238,11 @@ coconet_fused_path coconet_fused_resolve_path(const coconet_comm *comm, int32_t 
         return COCONET_PATH_LIBRARY; // the call's buffers say whether it can (library_for)
     }
     if (path == COCONET_PATH_AUTO) {
-        if (const char *env = coconet_rt::env_value("COCONET_FUSED_PATH")) {
-            if (std::strcmp(env, "ring") == 0) {
-                path = COCONET_PATH_RING;
-            } else if (std::strcmp(env, "direct") == 0) {
-                path = COCONET_PATH_DIRECT;
-            }
+        const char *env = coconet_rt::env_choice("COCONET_FUSED_PATH", {"auto", "direct", "ring"});
+        if (std::strcmp(env, "ring") == 0) {
+            path = COCONET_PATH_RING;
+        } else if (std::strcmp(env, "direct") == 0) {
+            path = COCONET_PATH_DIRECT;
         }
     }
     return comm->fused_path(path);

@@ -85,7 +85,12 @@ halide_buffer_t *Executor::checked_argument(int i, halide_buffer_t *b) {
         same &= got_min[d] == min[d] && got_extent[d] == extent[d];
         same_extents &= got_extent[d] == extent[d];
     }
-    if (same && (i >= p_.ninputs || b->device)) {
+    // Only an empty box may come without memory (check_layout), as
+    // Halide::Runtime::Buffer makes one; Halide would take such a buffer for
+    // a bounds query, skip the pipeline (its collectives too) and write a
+    // box into it.
+    const bool memory = b->host || b->device;
+    if (same && memory && (i >= p_.ninputs || b->device)) {
         return dense_input(i, b);
     }
     if (!same && !(at_zero && same_extents)) {
@@ -94,6 +99,9 @@ halide_buffer_t *Executor::checked_argument(int i, halide_buffer_t *b) {
                  box_text(vi.dims, min, extent) + ", the buffer covers " +
                  box_text(vi.dims, got_min, got_extent) +
                  (p_.nsizes > 0 ? " (see coconet_arg_box_sized)" : " (see coconet_arg_box)"));
+    }
+    if (!memory) {
+        return &allocate(v).buf;
     }
     // The rank's box, with its mins moved to global coordinates: the same
     // memory, on the host and on the device alike. A host input is a view

@@ -351,10 +351,13 @@ struct ThreadsComm : coconet_comm {
         }
         std::string mismatch;
         for (int q : members) {
-            if (!posted[q].fused || !posted[q].fused->same_call(plan)) {
-                mismatch = "rank " + std::to_string(q) + " made another call at the same time: " +
-                           "every group member must make the same collective calls in the same "
-                           "order";
+            const Posted &p = posted[q];
+            if (!p.fused || !p.fused->same_call(plan)) {
+                mismatch = "rank " + std::to_string(q) + " called " +
+                           (p.op ? p.op->what() : p.fused->what()) +
+                           (p.fused ? " with other arguments" : "") +
+                           " at the same time: every group member must make the same collective "
+                           "calls in the same order";
             }
         }
         if (mismatch.empty()) {
