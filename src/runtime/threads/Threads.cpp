@@ -353,9 +353,7 @@ struct ThreadsComm : coconet_comm {
         for (int q : members) {
             const Posted &p = posted[q];
             if (!p.fused || !p.fused->same_call(plan)) {
-                mismatch = "rank " + std::to_string(q) + " called " +
-                           (p.op ? p.op->what() : p.fused->what()) +
-                           (p.fused ? " with other arguments" : "") +
+                mismatch = peer_called(q, p) + (p.fused ? " with other arguments" : "") +
                            " at the same time: every group member must make the same collective "
                            "calls in the same order";
             }
@@ -470,6 +468,11 @@ struct ThreadsComm : coconet_comm {
                    : " (its global extents " + text(theirs) + ", this rank's " + text(mine) + ")";
     }
 
+    // "rank q called <its call>", for a peer whose call differs from this rank's.
+    static std::string peer_called(int q, const Posted &p) {
+        return "rank " + std::to_string(q) + " called " + (p.op ? p.op->what() : p.fused->what());
+    }
+
     // Ranks that meet must make the same call: every rank compares itself with
     // all the others, so either all of them find a mismatch or none does.
     // `produced`: this rank's call writes into the members' outputs (run_produced).
@@ -479,8 +482,7 @@ struct ThreadsComm : coconet_comm {
         for (int q : members) {
             const Posted &p = posted[q];
             if (!p.op || !p.op->same_call(op) || p.produced != produced) {
-                return "rank " + std::to_string(q) + " called " +
-                       (p.op ? p.op->what() : p.fused->what()) + " with other arguments" +
+                return peer_called(q, p) + " with other arguments" +
                        (p.op ? extents_differ(*p.op, op) : "") +
                        " at the same time: every participant must make the same collective "
                        "calls in the same order";
