@@ -101,7 +101,8 @@ std::string pass_text(const ProgramStep &s, const std::string &gathered) {
 }
 
 // Parameter names of the entry point: the run-time sizes', then the
-// arguments' (the Funcs' names), as C identifiers, unique, not `comm`.
+// arguments' (the Funcs' names), as C identifiers, unique, and none that the
+// entry point's body or a C or C++ compiler reserves.
 struct ParameterNames {
     std::vector<std::string> sizes, args;
 };
@@ -111,7 +112,21 @@ ParameterNames parameter_names(const AotPlan &plan) {
     for (int v : plan.args) {
         names.push_back(plan.values[v].name);
     }
-    std::set<std::string> used = {"comm"};
+    // The body's own names, then the keywords of C and C++.
+    std::set<std::string> used;
+    std::istringstream reserved(
+        "comm a sizes program int32_t coconet_aot_run coconet_aot_run_sized alignas alignof "
+        "and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t "
+        "class compl concept const consteval constexpr constinit const_cast continue co_await "
+        "co_return co_yield decltype default delete do double dynamic_cast else enum explicit "
+        "export extern false float for friend goto if inline int long mutable namespace new "
+        "noexcept not not_eq nullptr operator or or_eq private protected public register "
+        "reinterpret_cast requires restrict return short signed sizeof static static_assert "
+        "static_cast struct switch template this thread_local throw true try typedef typeid "
+        "typename union unsigned using virtual void volatile wchar_t while xor xor_eq");
+    for (std::string word; reserved >> word;) {
+        used.insert(word);
+    }
     for (std::string &name : names) {
         std::string n;
         for (char c : name) {

@@ -21,7 +21,7 @@ public:
         auto named = by_name.find(f->name);
         coconet_user_assert(named == by_name.end() || named->second == f.get())
             << "Program " << program.name() << " uses two different distributed Funcs named "
-            << f->name << "; give them distinct names.";
+            << f->name << "; give them distinct names" << Internal::unnamed_hint(DFunc(f)) << ".";
         by_name[f->name] = f.get();
         active.insert(f.get());
         for (const auto &dep : dependencies(f, user)) {
@@ -56,6 +56,7 @@ private:
             << " values; distributed Funcs are single-valued.";
         coconet_user_assert(f->func.dimensions() <= 4) << f->name << " has " << f->func.dimensions()
                                                        << " dimensions; at most 4 are supported.";
+        Internal::check_element_type(f->func.type(), f->name);
         std::vector<std::shared_ptr<DFuncContents>> deps;
         for (const auto &def : definitions_of(*f)) {
             for (const auto &call : distributed_calls(*f, def)) {

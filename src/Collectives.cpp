@@ -6,16 +6,23 @@ namespace coconet {
 
 namespace {
 
+// "reduce_scatter 'rs' of x" (a name given) or "reduce_scatter of x": the
+// collective a message is about.
+std::string called(CollectiveKind kind, const DFunc &f, const std::string &name) {
+    return std::string(to_string(kind)) + (name.empty() ? "" : " '" + name + "'") + " of " +
+           (f.defined() ? f.name() : std::string("a null DFunc"));
+}
+
 DFunc make_collective(const DFunc &f, CollectiveDesc desc, const std::string &name) {
     const char *what = to_string(desc.kind);
     coconet_user_assert(f.defined() && f.func().defined())
-        << what << ": the input " << (f.defined() ? f.name() : std::string("(null)"))
-        << " has no definition yet; define it before passing it to a collective.";
+        << called(desc.kind, f, name)
+        << ": the input has no definition yet; define it before passing it to a collective.";
     coconet_user_assert(f.func().outputs() == 1)
-        << what << ": " << f.name() << " has " << f.func().outputs()
+        << called(desc.kind, f, name) << ": " << f.name() << " has " << f.func().outputs()
         << " values; collectives take single-valued Funcs.";
     coconet_user_assert(f.dimensions() <= 4)
-        << what << ": " << f.name() << " has " << f.dimensions()
+        << called(desc.kind, f, name) << ": " << f.name() << " has " << f.dimensions()
         << " dimensions; at most 4 are supported.";
     DFunc c = Internal::make_dfunc(name.empty() ? std::string(what) + "_" + f.name() : name,
                                    FuncKind::Collective);
@@ -43,8 +50,9 @@ DFunc all_reduce(const DFunc &f, ReduceOp op, const std::string &name) {
 
 DFunc reduce_scatter(const DFunc &f, int dim, ReduceOp op, const std::string &name) {
     coconet_user_assert(f.defined() && dim >= 0 && dim < f.dimensions())
-        << "reduce_scatter(" << (f.defined() ? f.name() : "(null)") << ", dim " << dim
-        << "): the input has " << (f.defined() ? f.dimensions() : 0) << " dimensions.";
+        << called(CollectiveKind::ReduceScatter, f, name) << ": dim " << dim
+        << " is not a dimension of the input, which has " << (f.defined() ? f.dimensions() : 0)
+        << ".";
     CollectiveDesc d = desc_of(CollectiveKind::ReduceScatter);
     d.op = op;
     d.dim = dim;
@@ -56,14 +64,16 @@ DFunc all_gather(const DFunc &f, const std::string &name) {
 }
 
 DFunc broadcast(const DFunc &f, int root, const std::string &name) {
-    coconet_user_assert(root >= 0) << "broadcast: root " << root << " is negative.";
+    coconet_user_assert(root >= 0)
+        << called(CollectiveKind::Broadcast, f, name) << ": root " << root << " is negative.";
     CollectiveDesc d = desc_of(CollectiveKind::Broadcast);
     d.root = root;
     return make_collective(f, d, name);
 }
 
 DFunc reduce(const DFunc &f, int root, ReduceOp op, const std::string &name) {
-    coconet_user_assert(root >= 0) << "reduce: root " << root << " is negative.";
+    coconet_user_assert(root >= 0)
+        << called(CollectiveKind::Reduce, f, name) << ": root " << root << " is negative.";
     CollectiveDesc d = desc_of(CollectiveKind::Reduce);
     d.root = root;
     d.op = op;
@@ -73,8 +83,8 @@ DFunc reduce(const DFunc &f, int root, ReduceOp op, const std::string &name) {
 DFunc all_to_all(const DFunc &f, int split_dim, int concat_dim, const std::string &name) {
     coconet_user_assert(f.defined() && split_dim >= 0 && split_dim < f.dimensions() &&
                         concat_dim >= 0 && concat_dim < f.dimensions() && split_dim != concat_dim)
-        << "all_to_all(" << (f.defined() ? f.name() : "(null)") << ", split " << split_dim
-        << ", concat " << concat_dim << "): needs two different dimensions of the input, which has "
+        << called(CollectiveKind::AllToAll, f, name) << ": split " << split_dim << " and concat "
+        << concat_dim << " must be two different dimensions of the input, which has "
         << (f.defined() ? f.dimensions() : 0) << ".";
     CollectiveDesc d = desc_of(CollectiveKind::AllToAll);
     d.dim = split_dim;

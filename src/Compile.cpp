@@ -24,12 +24,10 @@ std::string device_interface_function(const Halide::Target &target) {
     }
 }
 
-} // namespace
-
 // The steps, top to bottom, each followed by what it produced under
 // COCONET_DEBUG. The order is the functions' order in an AOT library.
-CompiledProgram compile_program(const Program &program, const CompileOptions &options,
-                                const CompileFunction &compile) {
+CompiledProgram compile_steps(const Program &program, const CompileOptions &options,
+                              const CompileFunction &compile) {
     const Halide::Target &target = options.target;
     const bool gpu = target.has_gpu_feature();
     LowerOptions lowering{gpu_api(target), std::nullopt, options.gpu_matmul};
@@ -137,6 +135,18 @@ CompiledProgram compile_program(const Program &program, const CompileOptions &op
         c.notes += "\nAutoscheduler " + options.autoscheduler + ":\n" + autoscheduled.str();
     }
     return c;
+}
+
+} // namespace
+
+CompiledProgram compile_program(const Program &program, const CompileOptions &options,
+                                const CompileFunction &compile) {
+    try {
+        return compile_steps(program, options, compile);
+    } catch (const Halide::CompileError &e) {
+        // Not a std::exception: a caller catching UserError would never see it.
+        coconet_user_error << "Program " << program.name() << ": Halide refused it: " << e.what();
+    }
 }
 
 StepKernel build_step_kernel(const CompiledProgram &compiled, int step, int nsrc) {

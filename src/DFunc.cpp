@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "Analysis.h"
 #include "Error.h"
@@ -189,6 +190,36 @@ size_t collect_dfuncs() {
     return collect(r);
 }
 
+std::string unnamed_hint(const DFunc &f) {
+    const DFuncContents &c = *f.get_contents();
+    if (!c.collective || !c.collective->source) {
+        return "";
+    }
+    const std::string kind = to_string(c.collective->kind);
+    if (c.name != kind + "_" + c.collective->source->name) {
+        return "";
+    }
+    return " (a collective given no name is named " + kind +
+           "_<input>: name it with the "
+           "collective's last argument)";
+}
+
+void check_element_type(const Halide::Type &type, const std::string &what) {
+    const bool ok =
+        type.lanes() == 1 && (type.is_float() ? type.bits() == 32 || type.bits() == 64
+                                              : type.is_int_or_uint() && type.bits() >= 8);
+    if (!ok) {
+        std::ostringstream name;
+        if (type.is_bool()) {
+            name << "bool";
+        } else {
+            name << type;
+        }
+        coconet_user_error << what << " has element type " << name.str()
+                           << "; distributed Funcs take float, double or an 8- to 64-bit integer.";
+    }
+}
+
 } // namespace Internal
 
 DFunc::DFunc(const std::string &name) : DFunc(Internal::make_dfunc(name, FuncKind::Compute)) {}
@@ -231,6 +262,7 @@ DFunc input(const std::string &name, Halide::Type type, const Extents &extents,
                         (layout.dim >= 0 && layout.dim < (int)extents.size()))
         << "Input " << name << " is declared " << layout.to_string() << " but has "
         << extents.size() << " dimensions.";
+    Internal::check_element_type(type, "Input " + name);
     DFunc f = Internal::make_dfunc(name, FuncKind::Input);
     DFuncContents &c = *f.get_contents();
     for (const Halide::Expr &e : extents) {

@@ -81,6 +81,9 @@ struct DFuncContents {
     // Schedule (split_collective, compute_sliced): this Func's value is the
     // all_gather `gathered` of `sliced_part`, which is computed on slices.
     std::shared_ptr<DFuncContents> sliced_part, gathered;
+    // The directive that made this Func ("y.compute_sliced()"), for messages
+    // about a Func the user never named; empty for the user's own.
+    std::string made_by;
 
     // Schedule (fuse_with): this Func is computed inside the pass owned by
     // `fused_into`: a reduce_scatter (that of a split all_reduce), or an
@@ -168,8 +171,9 @@ public:
     // outermost dimension `producer` is not sliced along (an all_to_all's
     // input is sliced along its concatenated dimension); a dimension it is
     // sliced along is refused, as no chunk of it would be computed by every
-    // rank. The count is the most the executor runs: it may choose fewer
-    // (coconet_comm_overlap_report).
+    // rank; so is a producer that anything else reads (another Func, the
+    // program's outputs). The count is the most the executor runs: it may
+    // choose fewer (coconet_comm_overlap_report).
     DFunc &overlap(const DFunc &producer, int chunks, int dim = -1);
 
     // Compute this Func (a reduction such as a MatMul: pure definition,
@@ -239,6 +243,12 @@ constexpr size_t dfunc_collection_threshold = 256;
 size_t registered_dfuncs();
 // Frees the distributed Funcs nothing reaches any more; returns how many remain.
 size_t collect_dfuncs();
+// For a message about a name two Funcs share: how a collective got it when
+// the caller gave none (" (a collective without a name is named ...)"), or "".
+std::string unnamed_hint(const DFunc &f);
+// Refuses (UserError naming `what`) an element type the collectives and the
+// runtime do not take: a float other than 32 or 64 bits, or bool.
+void check_element_type(const Halide::Type &type, const std::string &what);
 } // namespace Internal
 
 } // namespace coconet

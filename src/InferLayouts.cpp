@@ -2,6 +2,8 @@
 
 #include "CollectFuncs.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -16,7 +18,8 @@ using namespace Halide::Internal;
 namespace {
 
 std::string describe(const DFuncContents &f, const FuncInfo &i) {
-    return f.name + " (" + i.layout.to_string() + ")";
+    return f.name + " (" + i.layout.to_string() +
+           (f.made_by.empty() ? "" : ", made by " + f.made_by) + ")";
 }
 
 FuncInfo infer_collective(const DFuncContents &f, const Analysis &a) {
@@ -145,11 +148,13 @@ private:
         std::ostringstream a_str;
         a_str << arg;
         coconet_user_assert(j >= 0)
-            << f.name << " reads " << who << " at index " << a_str.str()
-            << " of its sliced dimension " << d
+            << f.name << (f.made_by.empty() ? "" : " (made by " + f.made_by + ")") << " reads "
+            << who << " at index " << a_str.str() << " of its sliced dimension " << d
             << "; a rank holds only its own slice, so a sliced dimension must be indexed by "
-            << "a pure variable of " << f.name << " or reduced over. all_gather("
-            << call.callee->name << ") first to read other indices.";
+            << "a pure variable of " << f.name << " or reduced over. "
+            << (f.made_by.empty() ? "all_gather(" + call.callee->name + ") first"
+                                  : "Leave out " + f.made_by)
+            << " to read other indices.";
         if (!sliced_dim || *sliced_dim == j) {
             const std::string pair = f.name + " combines " + sliced_user + " and " + who;
             sliced_extent =
@@ -297,23 +302,40 @@ void infer_each(Analysis &analysis) {
 }
 
 // The run-time sizes: the inputs' in signature order, then those only
-// declared Funcs name.
-void collect_sizes(Analysis &analysis) {
-    std::set<std::string> seen;
-    auto add = [&](const Extents &extents) {
-        for (const Halide::Expr &e : extents) {
+// declared Funcs name. Halide tells Params apart by name, so a name is one
+// Param's, and no input's.
+void collect_sizes(const Program &program, Analysis &analysis) {
+    std::map<std::string, std::string> first_user; // a size's name -> the Func it came from
+    auto add = [&](const DFunc &f) {
+        for (const Halide::Expr &e : analysis.of(f).extents) {
             const std::string n = size_name(e);
-            if (!n.empty() && seen.insert(n).second) {
-                const auto *v = e.as<Variable>();
+            if (n.empty()) {
+                continue;
+            }
+            const auto *v = e.as<Variable>();
+            auto known = std::find_if(analysis.sizes.begin(), analysis.sizes.end(),
+                                      [&](const RuntimeSize &s) { return s.name == n; });
+            if (known == analysis.sizes.end()) {
+                coconet_user_assert(std::none_of(analysis.inputs.begin(), analysis.inputs.end(),
+                                                 [&](const DFunc &in) { return in.name() == n; }))
+                    << "Program " << program.name() << ": the run-time size " << n << " of "
+                    << f.name() << " has the name of an input; Halide needs Params and inputs "
+                    << "named apart.";
                 analysis.sizes.push_back(RuntimeSize{n, v->param, e});
+                first_user[n] = f.name();
+            } else {
+                coconet_user_assert(known->param.same_as(v->param))
+                    << "Program " << program.name() << ": two different Params are named " << n
+                    << " (extents of " << first_user[n] << " and " << f.name()
+                    << "); sizes are told apart by name: use one Param for one size.";
             }
         }
     };
     for (const DFunc &in : analysis.inputs) {
-        add(analysis.of(in).extents);
+        add(in);
     }
     for (const DFunc &f : analysis.order) {
-        add(analysis.of(f).extents);
+        add(f);
     }
 }
 
@@ -321,7 +343,7 @@ void collect_sizes(Analysis &analysis) {
 
 void infer_layouts(const Program &program, Analysis &analysis) {
     infer_each(analysis);
-    collect_sizes(analysis);
+    collect_sizes(program, analysis);
     for (const ProgramOutput &o : program.outputs()) {
         const FuncInfo &i = analysis.of(o.func);
         coconet_user_assert(i.layout == o.layout)

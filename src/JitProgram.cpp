@@ -349,8 +349,9 @@ void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuf
     for (const DFunc &f : a.inputs) {
         args.push_back(in.at(f.name()).raw_buffer());
     }
-    // Inputs on a device (a caller keeping its data there) get their outputs
-    // on that device too, left there.
+    // Inputs on a device (a caller keeping its data there) get the outputs
+    // this call allocates on that device too, left there; a caller's output
+    // buffer is written where it is (coconet_aot_run's rule).
     const halide_device_interface_t *device = nullptr;
     for (auto &[name, b] : in) {
         device = device ? device : b.raw_buffer()->device_interface;
@@ -373,11 +374,11 @@ void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuf
                 box.push_back(Range{min[d], (int64_t)min[d] + extent[d]});
             }
             b = allocate_box(v.type, box);
+            if (device && b.number_of_elements() > 0) {
+                b.device_malloc(device);
+            }
         }
         out[v.name] = b;
-        if (device && !b.raw_buffer()->device && b.number_of_elements() > 0) {
-            b.device_malloc(device);
-        }
         args.push_back(b.raw_buffer());
     }
     outputs = out;

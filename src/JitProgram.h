@@ -73,7 +73,7 @@ public:
     // buffer under a name that is no input is refused). Throws
     // RuntimeError naming the rank and the failing operation. Inputs with a
     // device allocation (of this program's target) are read there, and the
-    // outputs are returned on that device, device-dirty. Host inputs are read
+    // outputs are then returned on that device, device-dirty. Host inputs are read
     // from the host on every call and keep no device allocation after it
     // (coconet_aot_run's rule), so they may be rewritten in place between
     // calls; after writing the host of a buffer that has a device
@@ -85,8 +85,9 @@ public:
     // The same into `outputs`: a buffer there of an output's type and box,
     // dense with host memory (what the previous call returned) and sharing
     // no memory with an input, is written again, so that a loop allocates
-    // nothing per call; others are allocated. `outputs` then holds this
-    // call's outputs only.
+    // nothing per call: on its device, device-dirty, if it has a device
+    // allocation, else on the host, keeping none. Others are allocated as
+    // above. `outputs` then holds this call's outputs only.
     void run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuffers &outputs,
                   const Sizes &sizes = {}) const;
 

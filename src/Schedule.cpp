@@ -40,6 +40,9 @@ DFunc &DFunc::split_collective(int dim) {
     DFunc source(c.collective->source);
     DFunc scatter = reduce_scatter(source, dim, c.collective->op, c.name + "_rs");
     DFunc gather = all_gather(scatter, c.name + "_ag");
+    const std::string made_by = c.name + ".split_collective(" + std::to_string(dim) + ")";
+    scatter.get_contents()->made_by = made_by;
+    gather.get_contents()->made_by = made_by;
     contents->sliced_part = scatter.get_contents();
     contents->gathered = gather.get_contents();
     return *this;
@@ -91,6 +94,7 @@ DFunc &DFunc::compute_sliced() {
         part.get_contents()->extents = c.extents;
     }
     DFunc gathered = all_gather(part, c.name + "_ag");
+    part.get_contents()->made_by = gathered.get_contents()->made_by = c.name + ".compute_sliced()";
     contents->sliced_part = part.get_contents();
     contents->gathered = gathered.get_contents();
     return *this;

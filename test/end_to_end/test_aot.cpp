@@ -9,7 +9,9 @@
 #include <set>
 #include <string>
 
+#include "AotCompile.h"
 #include "AotRunner.h"
+#include "AotSource.h"
 #include "Generator.h"
 #include "ThreadRanks.h"
 #include "aot_adam.h"
@@ -373,6 +375,31 @@ TEST_CASE("generator parameters: unknown names, bad values, unknown generators",
                                       "embedding_all_to_all gemm_all_to_all gemv_all_reduce "
                                       "lamb megatron_epilogue megatron_mlp megatron_partial "
                                       "pipeline_stage."));
+}
+
+TEST_CASE("the entry point's parameters never take a name its body or C++ reserves", "[aot]") {
+    // Funcs named like the entry point's locals or like keywords: each
+    // parameter gets a name of its own, so the generated source compiles.
+    Halide::Param<int32_t> n("comm");
+    DFunc a = input("a", Halide::Float(32), {n}, Local());
+    DFunc sizes = input("sizes", Halide::Float(32), {n}, Local());
+    Halide::Var i("i");
+    DFunc sum("int"), program("program");
+    sum(i) = a(i) + sizes(i);
+    program(i) = 2.0f * sum(i);
+    Program p("names");
+    p.output(sum, Local()).output(program, Local());
+    AotOptions options;
+    options.function_name = "names";
+    options.target = Halide::get_host_target();
+    const std::string source = aot_source(compile_aot(p, options).plan, "names.h");
+    CHECK_THAT(source,
+               Catch::Contains("int names(coconet_comm *comm, int32_t comm_, "
+                               "struct halide_buffer_t *a_, struct halide_buffer_t *sizes_, "
+                               "struct halide_buffer_t *int_, "
+                               "struct halide_buffer_t *program_)"));
+    CHECK_THAT(source, Catch::Contains("const int32_t sizes[] = {comm_};"));
+    CHECK_THAT(source, Catch::Contains("a[] = {a_, sizes_, int_, program_};"));
 }
 
 TEST_CASE("coconet_aot_value_in_pass names the values fused passes reach in place", "[aot]") {

@@ -685,8 +685,9 @@ namespace {
 // the same host buffers, rewritten in place between calls, and the last
 // call's outputs passed back; every call equals the reference and leaves no
 // device allocation on the caller's buffers. Then five calls with the inputs
-// on the device: the outputs stay on the device, in the same allocations.
-// Then five with the same device inputs rewritten on the host and marked so
+// on the device: the outputs stay on the device, in the same allocations;
+// and one with those inputs and the host outputs passed back, which stay on
+// the host. Then five with the same device inputs rewritten on the host and marked so
 // (set_host_dirty, Halide's convention): every call reads the new data.
 void check_five_calls(const Program &program, const coconet_test::InputMaker &make,
                       double tolerance) {
@@ -745,6 +746,16 @@ void check_five_calls(const Program &program, const coconet_test::InputMaker &ma
             }
             CHECK(max_abs_diff(on, reference.run(r, inputs)) <= within(tolerance));
         }
+        // Device inputs with the first loop's host outputs passed back: those
+        // are written on the host and get no device allocation.
+        jit.run_threads(world, on_device(inputs), outputs);
+        for (const RankBuffers &rank : outputs) {
+            for (const auto &[name, b] : rank) {
+                INFO(name << ", host output passed back with device inputs");
+                CHECK(b.raw_buffer()->device == 0);
+            }
+        }
+        CHECK(max_abs_diff(outputs, reference.run(r, inputs)) <= within(tolerance));
         std::vector<RankBuffers> kept = on_device(inputs);
         for (RankBuffers &rank : kept) {
             for (auto &[name, b] : rank) {

@@ -48,6 +48,11 @@ Box sliced(Box b, int dim, const Op &op, const Group &g, int r) {
     return b;
 }
 
+// "1 rank", "3 ranks".
+std::string ranks_text(int n) {
+    return std::to_string(n) + (n == 1 ? " rank" : " ranks");
+}
+
 std::string group_name(const Group &g) {
     return "group " + std::to_string(g.index) + " of world.split(" + std::to_string(g.nsplit) +
            "), first rank " + std::to_string(g.first);
@@ -198,8 +203,8 @@ std::string Op::check_args() const {
     } else if (dims < 0 || dims > kMaxDims) {
         e << "the value has " << dims << " dimensions; this runtime supports 0 to " << kMaxDims;
     } else if (nsplit < 1 || nsplit > world_size) {
-        e << "a world of " << world_size << (world_size == 1 ? " rank" : " ranks")
-          << " cannot be split into " << nsplit << " groups";
+        e << "a world of " << ranks_text(world_size) << " cannot be split into " << nsplit
+          << " groups";
     } else if (src.index < 0 || src.index >= nsplit) {
         e << "group " << src.index << " is not a group of world.split(" << nsplit << ")";
     } else if (kind == COCONET_SEND_RECV && (dst.index < 0 || dst.index >= nsplit)) {
@@ -232,12 +237,12 @@ std::string Op::check_args() const {
     } else if (kind == COCONET_SEND_RECV && local_value && src.size != dst.size) {
         // Sliced values are re-sliced and Replicated ones read sender i mod
         // |src|, for any sizes; a Local value has no such meaning.
-        e << "a Local value cannot be sent from a group of " << src.size << " ranks ("
-          << group_name(src) << ") to a group of " << dst.size << " ranks (" << group_name(dst)
-          << "): the groups must have the same size";
+        e << "a Local value cannot be sent from a group of " << ranks_text(src.size) << " ("
+          << group_name(src) << ") to a group of " << ranks_text(dst.size) << " ("
+          << group_name(dst) << "): the groups must have the same size";
     } else if ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) &&
                (root < 0 || root >= src.size)) {
-        e << "root " << root << " is not a rank of a group of " << src.size << " ranks ("
+        e << "root " << root << " is not a rank of a group of " << ranks_text(src.size) << " ("
           << group_name(src) << ")";
     } else {
         for (int d = 0; d < dims; d++) {
