@@ -200,8 +200,7 @@ std::string unnamed_hint(const DFunc &f) {
         return "";
     }
     return " (a collective given no name is named " + kind +
-           "_<input>: name it with the "
-           "collective's last argument)";
+           "_<input>: name it with the collective's last argument)";
 }
 
 void check_element_type(const Halide::Type &type, const std::string &what) {

@@ -70,7 +70,7 @@ DFunc &DFunc::compute_sliced() {
         coconet_user_assert(sliced)
             << "compute_sliced(" << c.name << "): " << c.name << " sends "
             << c.collective->source->name
-            << ", which is not gathered (compute it with compute_sliced first).";
+            << ", which is not gathered (an all_gather, or a Func computed with compute_sliced).";
         part = send(DFunc(sliced), c.collective->dst, name);
     } else {
         coconet_user_assert(c.kind == FuncKind::Compute && c.func.defined())

@@ -91,8 +91,11 @@ TEST_CASE("compute_sliced moves the gather to the output", "[schedules]") {
     reversed.compute_sliced();
     Program p("reversed");
     p.output(reversed, Replicated());
-    CHECK_THAT(message_of<UserError>([&] { lower(p); }),
-               Contains("reversed_sliced reads total_rs"));
+    // The Funcs the directives made are named with them.
+    const std::string msg = message_of<UserError>([&] { lower(p); });
+    CHECK_THAT(msg, Contains("reversed_sliced (made by reversed.compute_sliced()) reads total_rs "
+                             "(Sliced(0), made by total.split_collective(0)) at index"));
+    CHECK_THAT(msg, Contains("Leave out reversed.compute_sliced() to read other indices."));
 }
 
 TEST_CASE("split_collective refuses what it cannot split", "[schedules][error]") {

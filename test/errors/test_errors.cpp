@@ -156,22 +156,6 @@ TEST_CASE("undefined and duplicate Funcs are refused", "[error]") {
                         "all_reduce_<input>"));
 }
 
-TEST_CASE("a Func computed on slices that reads other indices names the directive", "[error]") {
-    DFunc x = input("x", Float(32), {10}, Local());
-    DFunc s = all_reduce(x, ReduceOp::Sum, "s");
-    Var i;
-    DFunc y("y");
-    y(i) = s(9 - i);
-    s.split_collective(0);
-    y.compute_sliced();
-    Program p("p");
-    p.output(y, Replicated());
-    const std::string msg = analyze_error(p);
-    CHECK_THAT(msg, Contains("y_sliced (made by y.compute_sliced()) reads s_rs (Sliced(0), made by "
-                             "s.split_collective(0)) at index"));
-    CHECK_THAT(msg, Contains("Leave out y.compute_sliced() to read other indices."));
-}
-
 TEST_CASE("collectives' arguments are checked when built, naming the collective", "[error]") {
     DFunc x = input("x", Float(32), {8, 2}, Local());
     CHECK_THAT(message_of<UserError>([&] { reduce_scatter(x, 2, ReduceOp::Sum, "rs"); }),
