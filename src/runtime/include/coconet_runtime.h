@@ -186,7 +186,7 @@ int32_t coconet_size(void *user_context);
 // layout is refused instead of misread.
 #define COCONET_COLLECTIVE_ABI_VERSION 3
 // As many dimensions as a Halide buffer may have; the runtime supports fewer
-// (4 today) and refuses more with COCONET_ERR_INVALID.
+// (at most 4) and refuses more with COCONET_ERR_INVALID.
 #define COCONET_MAX_DIMS 16
 
 // Coordinates are global: buffer mins are global indices. `in` and `out` have
