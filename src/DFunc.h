@@ -244,7 +244,7 @@ size_t registered_dfuncs();
 // Frees the distributed Funcs nothing reaches any more; returns how many remain.
 size_t collect_dfuncs();
 // For a message about a name two Funcs share: how a collective got it when
-// the caller gave none (" (a collective without a name is named ...)"), or "".
+// the caller gave none (" (a collective given no name is named ...)"), or "".
 std::string unnamed_hint(const DFunc &f);
 // Refuses (UserError naming `what`) an element type the collectives and the
 // runtime do not take: a float other than 32 or 64 bits, or bool.
