@@ -230,8 +230,7 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
 // as starting at the box's min). Returns 0, or an error code with the message
 // in coconet_comm_last_error(comm) (coconet_comm_last_error(NULL) when comm
 // is NULL or destroyed); a failure aborts the communicator
-// (coconet_comm_abort), so that peers stop too (under MPI, those not sharing
-// a fused pass's window with this rank at their timeout).
+// (coconet_comm_abort), so that peers stop too, naming this rank and why.
 //
 // Residency is the caller's choice, never a side effect: a buffer with a
 // device allocation (of the program's device) is read there and, as an

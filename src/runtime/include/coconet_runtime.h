@@ -132,10 +132,10 @@ int coconet_barrier(coconet_comm *comm, const char *what);
 // COCONET_ERR_ABORTED. Threads and NCCL worlds of one process share the
 // failure, so peers blocked in or entering an operation fail promptly too
 // instead of waiting for the timeout. On an MPI communicator call it between
-// this rank's operations, from the thread making them: the processes sharing
-// a fused pass's window with this one (one node) fail at their next meeting
-// there, naming this rank; any other fails at its timeout, or the
-// application calls MPI_Abort (the runtime never does).
+// this rank's operations, from the thread making them: every other process
+// is sent the reason and fails at its next wait for another rank (or its
+// next meeting in a fused pass's window), naming this rank and the reason.
+// The runtime never calls MPI_Abort; ending the job is the application's.
 void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per

@@ -327,6 +327,7 @@ int MpiComm::wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &pe
     const auto start = std::chrono::steady_clock::now();
     const auto deadline = start + std::chrono::duration<double>(timeout);
     const auto eager_until = start + std::chrono::milliseconds(1);
+    auto next_look = eager_until; // for a notice: none on a wait that ends at once
     while (true) {
         int done = 0;
         const int err = MPI_Testall((int)reqs.size(), reqs.data(), &done, MPI_STATUSES_IGNORE);
@@ -340,12 +341,28 @@ int MpiComm::wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &pe
         if (now > deadline) {
             break;
         }
+        if (now > next_look) {
+            next_look = now + std::chrono::milliseconds(1);
+            if (peer_aborted()) {
+                (void)abandon(reqs, peers, on_abandon);
+                return aborted(what);
+            }
+        }
         if (pace == Pace::Patient && now > eager_until) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
         } else {
             std::this_thread::yield();
         }
     }
+    const std::vector<int> waiting = abandon(reqs, peers, on_abandon);
+    const bool everyone = std::find(waiting.begin(), waiting.end(), -1) != waiting.end();
+    return timed_out(what, whom       ? whom()
+                           : everyone ? "other ranks"
+                                      : coconet_rt::rank_list(waiting));
+}
+
+std::vector<int> MpiComm::abandon(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
+                                  const std::function<void()> &on_abandon) {
     std::vector<int> waiting;
     bool pending = false;
     for (size_t i = 0; i < reqs.size(); i++) {
@@ -363,10 +380,7 @@ int MpiComm::wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &pe
     if (pending && on_abandon) {
         on_abandon();
     }
-    const bool everyone = std::find(waiting.begin(), waiting.end(), -1) != waiting.end();
-    return timed_out(what, whom       ? whom()
-                           : everyone ? "other ranks"
-                                      : coconet_rt::rank_list(waiting));
+    return waiting;
 }
 
 void MpiComm::keep_forever(Parts &sends, Parts &recvs) {

@@ -31,8 +31,10 @@ extern "C" int coconet_mpi_available(void) {
 
 namespace coconet_rt::mpi {
 
-MpiComm::MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world)
-    : coconet_comm(rank, size, timeout), one_node(one_node), native(native_from_env()) {
+MpiComm::MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world,
+                 MPI_Comm notices)
+    : coconet_comm(rank, size, timeout), notices(notices), one_node(one_node),
+      native(native_from_env()) {
     group_comms.emplace(std::make_pair(0, size), world);
 }
 
@@ -46,6 +48,7 @@ MpiComm::~MpiComm() {
     if (!members_present(group_comms.at(std::make_pair(0, size)))) {
         return;
     }
+    MPI_Comm_free(&notices); // no rank aborted: no notice is on its way
     for (UserWindow &u : user_windows) {
         if (u.win != MPI_WIN_NULL) {
             MPI_Win_unlock_all(u.win);
@@ -72,15 +75,50 @@ MpiComm::~MpiComm() {
 }
 
 void MpiComm::abort(const char *reason) {
-    const bool first = failure.empty();
+    const bool own = failure.empty();
     failure = "rank " + std::to_string(rank) + " failed: " + reason;
     failed_timeout = timeout;
+    if (told_peers) {
+        return;
+    }
+    told_peers = true;
     for (auto &entry : windows) {
         SharedWindow &w = entry.second;
-        if (first && w.win != MPI_WIN_NULL) {
+        if (w.win != MPI_WIN_NULL) {
             w.barrier.arrive(kAborted, std::memory_order_release);
         }
     }
+    if (!own) {
+        return;
+    }
+    // Kept for good: a peer's MPI may take the notice at any time, or never.
+    static auto *kept = new std::vector<std::string>();
+    kept->emplace_back(std::string(reason).substr(0, 4096));
+    const std::string &text = kept->back();
+    for (int q = 0; q < size; q++) {
+        MPI_Request req;
+        if (q != rank && MPI_Isend(text.data(), (int)text.size(), MPI_CHAR, q, kAbortTag, notices,
+                                   &req) == MPI_SUCCESS) {
+            MPI_Request_free(&req);
+        }
+    }
+}
+
+bool MpiComm::peer_aborted() {
+    int found = 0;
+    MPI_Message message;
+    MPI_Status status;
+    if (MPI_Improbe(MPI_ANY_SOURCE, kAbortTag, notices, &found, &message, &status) != MPI_SUCCESS ||
+        !found) {
+        return false;
+    }
+    int n = 0;
+    MPI_Get_count(&status, MPI_CHAR, &n);
+    std::string reason((size_t)std::max(n, 0), '\0');
+    MPI_Mrecv(reason.data(), n, MPI_CHAR, &message, MPI_STATUS_IGNORE);
+    failure = "rank " + std::to_string(status.MPI_SOURCE) + " failed: " + reason;
+    failed_timeout = timeout;
+    return true;
 }
 
 int MpiComm::barrier(const char *what) {
@@ -251,12 +289,14 @@ coconet_comm *coconet_mpi_comm_create(double timeout_seconds) {
     // The world's collectives get a communicator of their own now, while every
     // rank is here anyway, rather than by a blocking call in the middle of a
     // collective, where a rank that stops would hang the others.
-    MPI_Comm world = MPI_COMM_NULL;
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
+    MPI_Comm world = MPI_COMM_NULL, notices = MPI_COMM_NULL;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS ||
+        MPI_Comm_dup(MPI_COMM_WORLD, &notices) != MPI_SUCCESS) {
         std::fprintf(stderr, "coconet: MPI_Comm_dup of MPI_COMM_WORLD failed\n");
         return nullptr;
     }
-    return new MpiComm(rank, size, timeout_seconds, node_size == size, world);
+    MPI_Comm_set_errhandler(notices, MPI_ERRORS_RETURN);
+    return new MpiComm(rank, size, timeout_seconds, node_size == size, world, notices);
 }
 
 void coconet_mpi_comm_destroy(coconet_comm *comm) {

@@ -12,8 +12,9 @@
 namespace coconet_rt::mpi {
 
 struct MpiComm : coconet_comm {
-    // `world`: the whole world's group communicator, made with this one.
-    MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world);
+    // `world`: the whole world's group communicator, made with this one;
+    // `notices`: a duplicate of the world for abort notices alone.
+    MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world, MPI_Comm notices);
 
     // Frees the windows when every member is still here to free them (freeing
     // is collective); after a failure they are left to MPI_Finalize.
@@ -24,10 +25,14 @@ struct MpiComm : coconet_comm {
 
     // Later calls on this rank fail at once. Peers sharing a window with it
     // learn it at their next meeting there: it arrives once more, saying so,
-    // and never meets there again (its later calls end in aborted()). Other
-    // processes stop at their timeout or when the application calls
-    // MPI_Abort. Called between this rank's calls, as coconet_comm_abort
-    // says, so that it is not waiting at a barrier of its own.
+    // and never meets there again (its later calls end in aborted()). When
+    // the failure is this rank's own (not a timeout, an MPI error or a
+    // peer's notice), every other rank is sent a notice with the reason,
+    // which its waits read (peer_aborted): peers stop at once instead of at
+    // their timeout. A rank that timed out sends none: its peers are likely
+    // waiting for the same missing rank, and name it themselves. Called
+    // between this rank's calls, as coconet_comm_abort says, so that it is
+    // not waiting at a barrier of its own.
     void abort(const char *reason) override;
 
     int barrier(const char *what) override;
@@ -311,14 +316,26 @@ struct MpiComm : coconet_comm {
     // 4-rank pipeline on 2 cores 1.5-2x slower).
     enum class Pace { Eager, Patient };
 
-    // Polls the requests until all complete or the timeout passes. On timeout,
-    // cancels what can be cancelled (point-to-point requests; peer -1 marks a
-    // non-blocking collective, which MPI cannot cancel); `on_abandon` then
-    // keeps the buffers of requests MPI may still read or write. The message
-    // names the peers of the requests left, or whom `whom` names.
+    // Polls the requests until all complete, the timeout passes or another
+    // rank's abort notice comes (looked for once a millisecond after the
+    // first). Then cancels what can be cancelled (point-to-point requests;
+    // peer -1 marks a non-blocking collective, which MPI cannot cancel);
+    // `on_abandon` then keeps the buffers of requests MPI may still read or
+    // write. A timeout's message names the peers of the requests left, or
+    // whom `whom` names; a notice's names the rank that sent it.
     int wait_all(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
                  const std::string &what, const std::function<void()> &on_abandon,
                  const std::function<std::string()> &whom = nullptr, Pace pace = Pace::Eager);
+
+    // Whether another rank's abort notice has come; if so, it is read and
+    // becomes this rank's failure ("rank q failed: reason").
+    bool peer_aborted();
+
+    // Cancels the requests of a wait that is given up that can be cancelled
+    // and keeps (on_abandon) the buffers of those MPI may still use: the
+    // peers of the requests left (-1 for a non-blocking collective).
+    static std::vector<int> abandon(std::vector<MPI_Request> &reqs, const std::vector<int> &peers,
+                                    const std::function<void()> &on_abandon);
 
     // A wait for `whom` in `what` passed the timeout. The exchange state with
     // the missing peers is lost: later calls are refused.
@@ -334,8 +351,10 @@ struct MpiComm : coconet_comm {
     int aborted(const std::string &what);
 
     std::string failure;
-    const bool one_node; // every world rank on one node (shared memory possible)
-    const bool native;   // unfused reductions by MPI's own (COCONET_MPI_COLLECTIVES)
+    bool told_peers = false; // this rank's abort reached its windows (and notices went)
+    MPI_Comm notices;        // errors return: a notice to a dead rank is no error here
+    const bool one_node;     // every world rank on one node (shared memory possible)
+    const bool native;       // unfused reductions by MPI's own (COCONET_MPI_COLLECTIVES)
     // By (first rank, size) of a group: its communicator and its window.
     std::map<std::pair<int, int>, MPI_Comm> group_comms;
     std::map<std::pair<int, int>, SharedWindow> windows;

@@ -82,6 +82,8 @@ constexpr int kGatherTag = kTagBase + 101;
 constexpr int kStatusTag = kTagBase + 102;
 // Pieces of all-to-all exchanges too large for MPI_Ialltoallv's int counts.
 constexpr int kExchangeTag = kTagBase + 103;
+// A rank's abort notice (on the communicator's own duplicate of the world).
+constexpr int kAbortTag = kTagBase + 104;
 constexpr int kGroupCommTag = 8000;
 
 // What a member publishes with its arrival at a window's flag barrier.

@@ -119,6 +119,7 @@ int main() {
     const int R = coconet_comm_size(comm), r = coconet_comm_rank(comm);
     report(coconet_mpi_available() == 1 && std::string(coconet_comm_backend(comm)) == "mpi",
            "MPI backend on " + std::to_string(R) + " ranks");
+    report(coconet_comm_local_ranks(comm) == 1, "one rank per process");
     // COCONET_MPI_COLLECTIVES picks the path of unfused collectives: anything
     // but "deterministic" is the native one (with a warning when unknown).
     const char *env = std::getenv("COCONET_MPI_COLLECTIVES");

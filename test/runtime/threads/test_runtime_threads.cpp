@@ -16,9 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "ThreadRanks.h"
+#include "coconet_aot.h"
 #include "coconet_runtime.h"
 #include "runtime/RuntimeCases.h"
 
@@ -89,6 +92,7 @@ TEST_CASE("communicator queries", "[runtime]") {
     CHECK(coconet_comm_rank(c) == 2);
     CHECK(coconet_comm_size(c) == 3);
     CHECK(std::string(coconet_comm_backend(c)) == "threads");
+    CHECK(coconet_comm_local_ranks(c) == 3); // every thread rank is in this process
     CHECK(coconet_comm_timeout(c) == 4.5);
     coconet_comm_set_timeout(c, 0.7);
     CHECK(coconet_comm_timeout(c) == 0.7);
@@ -126,6 +130,40 @@ TEST_CASE("communicator queries", "[runtime]") {
     CHECK(coconet_comm_timeout(c) == 86400.0);
     coconet_threads_world_destroy(w);
     CHECK(coconet_threads_world_create(-3, 1.0) == nullptr);
+}
+
+TEST_CASE("a fused step takes the collective library only where it can and is asked to",
+          "[runtime]") {
+    coconet_threads_world *w = coconet_threads_world_create(2, 1.0);
+    REQUIRE(w);
+    const coconet_comm *c = coconet_threads_world_comm(w, 0);
+    const halide_device_interface_t device{}; // the threads library takes any device's memory
+    coconet_aot_step step{};
+    step.kind = COCONET_STEP_FUSED;
+    step.pass.nsplit = 1;
+    unsetenv("COCONET_DEVICE_COLLECTIVES");                        // no other thread runs here
+    CHECK(coconet_aot_step_takes_library(c, &step, &device) == 0); // device collectives
+    setenv("COCONET_DEVICE_COLLECTIVES", "library", 1);
+    CHECK(coconet_aot_step_takes_library(c, &step, &device) == 1);
+    CHECK(coconet_aot_step_takes_library(c, &step, nullptr) == 0); // kernels on the host
+    step.pass.nsplit = 2; // groups of one rank: not the world
+    CHECK(coconet_aot_step_takes_library(c, &step, &device) == 0);
+    unsetenv("COCONET_DEVICE_COLLECTIVES");
+    coconet_threads_world_destroy(w);
+}
+
+TEST_CASE("coconet_gpu_count finds no device where the system has none", "[runtime]") {
+    // CUDA's devices are the driver's /dev/nvidiaN nodes: never more GPUs than
+    // those, and none without them (a driver library alone is no device).
+    int nodes = 0;
+    for (int k = 0; k < 64; k++) {
+        nodes += access(("/dev/nvidia" + std::to_string(k)).c_str(), F_OK) == 0;
+    }
+    const int n = coconet_gpu_count();
+    INFO(n << " GPUs, " << nodes << " device nodes");
+    CHECK(n >= 0);
+    CHECK(n <= nodes);
+    CHECK(coconet_gpu_count() == n); // asking again changes nothing
 }
 
 TEST_CASE("every collective matches the reference", "[runtime][collectives]") {

@@ -1,0 +1,102 @@
+// Under `mpirun -np 3 ./mpi_abort_check`: rank 1 aborts a communicator
+// (coconet_comm_abort, as the executor does when a call of this rank fails,
+// for instance at its argument check) and never calls on it again. Ranks 0
+// and 2, calling a collective on it, must fail at once (well within its 10 s
+// timeout) with COCONET_ERR_ABORTED and a message naming rank 1 and its
+// reason. Another communicator, made before the abort and called on while the
+// abort's notices wait unread, must be untouched by it: a collective there,
+// with rank 1, gives the right sum. Exits 0 on every rank when all of that
+// holds, 1 otherwise.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "MpiCheck.h"
+#include "coconet_runtime.h"
+
+using namespace mpi_check;
+
+namespace {
+
+struct Vector {
+    std::vector<float> data;
+    halide_dimension_t dim;
+    halide_buffer_t buf{};
+
+    Vector(int n, float value) : data(n, value), dim(0, n, 1) {
+        buf.type = halide_type_t(halide_type_float, 32);
+        buf.dimensions = 1;
+        buf.dim = &dim;
+        buf.host = (uint8_t *)data.data();
+    }
+};
+
+// An all-reduce of n floats, each rank's all 1 + rank.
+int all_reduce(coconet_comm *c, const char *name, int n, Vector *out) {
+    const int rank = coconet_comm_rank(c);
+    Vector in(n, 1.0f + rank);
+    coconet_collective_desc desc;
+    coconet_collective_desc_init(&desc, COCONET_ALL_REDUCE);
+    desc.dims = 1;
+    desc.extents[0] = n;
+    return coconet_collective_call(c, name, &desc, &in.buf, &out->buf);
+}
+
+} // namespace
+
+int main() {
+    coconet_comm *aborted = coconet_mpi_comm_create(10.0);
+    coconet_comm *other = aborted ? coconet_mpi_comm_create(10.0) : nullptr;
+    if (!other) {
+        return 2;
+    }
+    const int rank = coconet_comm_rank(aborted), size = coconet_comm_size(aborted);
+    if (size != 3) {
+        if (rank == 0) {
+            std::printf("[FAIL] run me with mpirun -np 3 (got %d ranks)\n", size);
+        }
+        return 1;
+    }
+    const int n = 1000;
+    if (rank == 1) {
+        coconet_comm_abort(aborted, "its input 'x' has the wrong extent");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    Vector out(n, 0.0f);
+    int rc = all_reduce(other, "summed", n, &out);
+    bool ok = rc == COCONET_OK;
+    for (float v : out.data) {
+        ok = ok && v == 6.0f; // 1 + 2 + 3
+    }
+    if (!ok) {
+        std::printf("[FAIL] rank %d: rc %d, out[0] %g: %s\n", rank, rc, out.data[0],
+                    coconet_comm_last_error(other));
+    }
+    report(ok, "another communicator is untouched by the abort");
+
+    ok = true;
+    if (rank != 1) {
+        const auto start = std::chrono::steady_clock::now();
+        rc = all_reduce(aborted, "summed", n, &out);
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string msg = coconet_comm_last_error(aborted);
+        ok = rc == COCONET_ERR_ABORTED &&
+             contains(msg, "rank " + std::to_string(rank) +
+                               ": all_reduce 'summed' aborted: rank 1 failed: its input 'x' "
+                               "has the wrong extent") &&
+             took < 2.0;
+        std::printf("%s rank %d: failed after %.3f s: %s\n", ok ? "[PASS]" : "[FAIL]", rank, took,
+                    msg.c_str());
+        std::fflush(stdout);
+    }
+    report(ok, "peers of a rank that aborts fail at once, naming it and its reason");
+
+    coconet_mpi_comm_destroy(other);
+    coconet_mpi_comm_destroy(aborted);
+    const int failed = failures();
+    coconet_mpi_finalize();
+    return failed ? 1 : 0;
+}
