@@ -91,8 +91,9 @@ void MpiComm::abort(const char *reason) {
     if (!own) {
         return;
     }
-    // Kept for good: a peer's MPI may take the notice at any time, or never.
-    static auto *kept = new std::vector<std::string>();
+    // Kept for good, where they are (a deque never moves its elements): a
+    // peer's MPI may take the notice at any time, or never.
+    static auto *kept = new std::deque<std::string>();
     kept->emplace_back(std::string(reason).substr(0, 4096));
     const std::string &text = kept->back();
     for (int q = 0; q < size; q++) {
