@@ -342,8 +342,16 @@ void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuf
                  : "null communicator.");
     const int rank = coconet_comm_rank(comm), size = coconet_comm_size(comm);
     // Each rank's sizes are checked against the others' by the executor.
-    const std::vector<int32_t> size_values = table_sizes(sizes);
-    RankBuffers in = check_rank_inputs(program, a, rank, size, inputs, sizes);
+    std::vector<int32_t> size_values;
+    RankBuffers in;
+    try {
+        size_values = table_sizes(sizes);
+        in = check_rank_inputs(program, a, rank, size, inputs, sizes);
+    } catch (const UserError &e) {
+        // As a failed call does: peers waiting for this rank stop now, naming it.
+        coconet_comm_abort(comm, e.what());
+        throw;
+    }
     const Table table(*this, comm);
     std::vector<halide_buffer_t *> args;
     for (const DFunc &f : a.inputs) {

@@ -70,8 +70,10 @@ public:
     ~JitProgram();
 
     // Runs one rank: `inputs` holds this rank's box of every input (a
-    // buffer under a name that is no input is refused). Throws
-    // RuntimeError naming the rank and the failing operation. Inputs with a
+    // buffer under a name that is no input is refused). Bad inputs or sizes
+    // throw UserError naming them, a failed call RuntimeError naming the rank
+    // and the failing operation; either aborts the communicator first
+    // (coconet_comm_abort), so that peers stop too, naming this rank. Inputs with a
     // device allocation (of this program's target) are read there, and the
     // outputs are then returned on that device, device-dirty. Host inputs are read
     // from the host on every call and keep no device allocation after it

@@ -641,6 +641,35 @@ TEST_CASE("JIT: inputs of the wrong box, type, dimensions or layout are refused"
     }
 }
 
+TEST_CASE("JIT: a rank's bad input stops its peers at once, naming it", "[error]") {
+    const Program p = gathered_double();
+    JitProgram jit(p);
+    std::vector<RankBuffers> inputs = make_inputs(p, 3);
+    inputs[1]["m"] = Halide::Buffer<double>(4);
+    const auto start = std::chrono::steady_clock::now();
+    std::string refused;
+    const std::vector<RankResult> results =
+        on_thread_ranks(3, 30.0, [&](int r, coconet_comm *comm) -> int {
+            try {
+                jit.run_rank(comm, inputs[r]);
+            } catch (const UserError &e) {
+                refused = e.what(); // rank 1 alone
+                return COCONET_ERR_INVALID;
+            } catch (const RuntimeError &e) {
+                return e.code();
+            }
+            return COCONET_OK;
+        });
+    CHECK(seconds_since(start) < 10.0); // not the 30 s timeout
+    CHECK_THAT(refused, Contains("rank 1: input m has element type float64, expected float32"));
+    for (int r : {0, 2}) {
+        INFO("rank " << r << ": " << results[r].error);
+        CHECK(results[r].code == COCONET_ERR_ABORTED);
+        CHECK_THAT(results[r].error,
+                   Contains("rank 1 failed: ") && Contains("input m has element type float64"));
+    }
+}
+
 TEST_CASE("JIT: a null or destroyed communicator is refused without being read", "[error]") {
     const Program p = summed();
     JitProgram jit(p);
