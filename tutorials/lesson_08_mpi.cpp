@@ -38,9 +38,13 @@ int main() {
     // coconet_mpi_comm_create initializes MPI (unless the program already
     // did) and returns a communicator over MPI_COMM_WORLD; collectives on it
     // give up after 30 seconds if a peer never arrives. It returns NULL when
-    // the runtime was built without MPI.
+    // the runtime was built without MPI, or when MPI fails to start.
     coconet_comm *comm = coconet_mpi_comm_create(30.0);
     if (!comm) {
+        if (coconet_mpi_available()) {
+            printf("[FAIL] MPI did not start\n");
+            return 1;
+        }
         printf("[SKIP] no MPI\n");
         return 0;
     }

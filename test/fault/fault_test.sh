@@ -7,7 +7,8 @@
 #   every one has X <= --bound (the surviving ranks' error came within the
 #   timeout plus the margin; X is the measured time, not an "after N s" inside
 #   the error, such as the configured timeout);
-# - the whole job ends within --job-bound seconds (default 90): no hang;
+# - the whole job ends within --job-bound seconds (default 90): no hang, and
+#   with a non-zero status (the injected fault is reported, not swallowed);
 # - no process of the job is left afterwards (it runs in a session of its
 #   own; leftovers are resumed, killed and reported).
 set -u
@@ -42,6 +43,8 @@ ok=1
 fail() { echo "[FAIL] $*"; ok=0; }
 if ((rc == 124 || rc == 137)); then
     fail "the job did not end within $job_bound s"
+elif ((rc == 0)); then
+    fail "the job exited 0: a fault was injected, so some rank must report a failure"
 fi
 for e in "${expects[@]}"; do
     grep -Eq -- "$e" "$out" || fail "no line matches: $e"

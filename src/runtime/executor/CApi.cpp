@@ -121,6 +121,8 @@ int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, cons
                                 std::string(p->name) + ": the communicator " + pointer.str() +
                                     " does not exist (destroyed, or not a communicator)");
     }
+    // A table of another version is refused before it is read, the
+    // communicator left usable (the library, not the call, is wrong).
     if (p->version != COCONET_AOT_VERSION || p->size != sizeof(coconet_aot_program)) {
         return comm->fail(COCONET_ERR_INVALID,
                           std::string("coconet_aot_run: the library's table has version ") +
@@ -130,18 +132,17 @@ int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, cons
                               std::to_string(sizeof(coconet_aot_program)) +
                               " bytes); rebuild the library with this CoCoNet's generator driver");
     }
-    if (!args) {
-        return comm->fail(COCONET_ERR_INVALID,
-                          std::string(p->name) + ": the argument array is NULL");
-    }
-    // A failing rank aborts the communicator, so that peers waiting for it
-    // fail at once (threads) or at their next call (MPI) instead of at the
-    // timeout; the message stays this rank's.
+    // From here, a failing rank aborts the communicator, so that peers
+    // waiting for it fail at once (under MPI, at their next wait) instead of
+    // at the timeout; the message stays this rank's.
     auto failed = [&](int code, const std::string &message) {
         coconet_comm_abort(comm, message.c_str());
         comm->set_error(code, message);
         return code;
     };
+    if (!args) {
+        return failed(COCONET_ERR_INVALID, std::string(p->name) + ": the argument array is NULL");
+    }
     try {
         const coconet_rt::EnvScope switches; // read as they are now, once
         const coconet_rt::SizedProgram sized(comm, *p, sizes);

@@ -129,13 +129,16 @@ const char *coconet_comm_last_error(const coconet_comm *comm);
 int coconet_comm_last_error_code(const coconet_comm *comm);
 int coconet_barrier(coconet_comm *comm, const char *what);
 // Marks the job failed: this rank's later operations fail with
-// COCONET_ERR_ABORTED. Threads and NCCL worlds of one process share the
-// failure, so peers blocked in or entering an operation fail promptly too
-// instead of waiting for the timeout. On an MPI communicator call it between
-// this rank's operations, from the thread making them: every other process
-// is sent the reason and fails at its next wait for another rank (or its
-// next meeting in a fused pass's window), naming this rank and the reason.
-// The runtime never calls MPI_Abort; ending the job is the application's.
+// COCONET_ERR_ABORTED. coconet_aot_run calls it on failure; the calls of this
+// header do not (a refused argument leaves the communicator usable), so a
+// caller giving up after one calls it, for its peers to stop too. Threads and
+// NCCL worlds of one process share the failure, so peers blocked in or
+// entering an operation fail promptly too instead of waiting for the timeout.
+// On an MPI communicator call it between this rank's operations, from the
+// thread making them: every other process is sent the reason and fails at its
+// next wait for another rank (or its next meeting in a fused pass's window),
+// naming this rank and the reason. The runtime never calls MPI_Abort; ending
+// the job is the application's.
 void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per

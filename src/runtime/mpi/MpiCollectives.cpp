@@ -303,13 +303,13 @@ int MpiComm::point_to_point(const Op &op, const halide_buffer_t *src, const BoxF
         const Box r = recv_box(q);
         if (!r.empty() && err == MPI_SUCCESS) {
             received[q] = std::make_unique<PackedBox>(r, src->type);
-            err = post_box(posted, false, *received[q], q, tag, MPI_COMM_WORLD);
+            err = post_box(posted, false, *received[q], q, tag, world);
         }
         const Box s = send_box(q);
         if (!s.empty() && err == MPI_SUCCESS) {
             sends.push_back(coconet_rt::pack(src, s));
             count_bytes(op.kind, sends.back()->size_bytes());
-            err = post_box(posted, true, *sends.back(), q, tag, MPI_COMM_WORLD);
+            err = post_box(posted, true, *sends.back(), q, tag, world);
         }
     }
     if (err != MPI_SUCCESS) {

@@ -33,7 +33,7 @@ namespace coconet_rt::mpi {
 
 MpiComm::MpiComm(int rank, int size, double timeout, bool one_node, MPI_Comm world,
                  MPI_Comm notices)
-    : coconet_comm(rank, size, timeout), notices(notices), one_node(one_node),
+    : coconet_comm(rank, size, timeout), world(world), notices(notices), one_node(one_node),
       native(native_from_env()) {
     group_comms.emplace(std::make_pair(0, size), world);
 }
@@ -45,10 +45,9 @@ MpiComm::~MpiComm() {
         return;
     }
     // Every rank allocated the world's in the same order.
-    if (!members_present(group_comms.at(std::make_pair(0, size)))) {
+    if (!members_present(world)) {
         return;
     }
-    MPI_Comm_free(&notices); // no rank aborted: no notice is on its way
     for (UserWindow &u : user_windows) {
         if (u.win != MPI_WIN_NULL) {
             MPI_Win_unlock_all(u.win);
@@ -72,6 +71,7 @@ MpiComm::~MpiComm() {
         }
         MPI_Comm_free(&entry.second);
     }
+    MPI_Comm_free(&notices); // no rank aborted: no notice is on its way
 }
 
 void MpiComm::abort(const char *reason) {
@@ -82,25 +82,25 @@ void MpiComm::abort(const char *reason) {
         return;
     }
     told_peers = true;
+    if (own) {
+        // Kept for good, where they are (a deque never moves its elements):
+        // a peer's MPI may take the notice at any time, or never.
+        static auto *kept = new std::deque<std::string>();
+        kept->emplace_back(std::string(reason).substr(0, 4096));
+        const std::string &text = kept->back();
+        for (int q = 0; q < size; q++) {
+            MPI_Request req;
+            if (q != rank && MPI_Isend(text.data(), (int)text.size(), MPI_CHAR, q, kAbortTag,
+                                       notices, &req) == MPI_SUCCESS) {
+                MPI_Request_free(&req);
+            }
+        }
+    }
+    // After the notices, so that a peer seeing this arrival finds the reason.
     for (auto &entry : windows) {
         SharedWindow &w = entry.second;
         if (w.win != MPI_WIN_NULL) {
             w.barrier.arrive(kAborted, std::memory_order_release);
-        }
-    }
-    if (!own) {
-        return;
-    }
-    // Kept for good, where they are (a deque never moves its elements): a
-    // peer's MPI may take the notice at any time, or never.
-    static auto *kept = new std::deque<std::string>();
-    kept->emplace_back(std::string(reason).substr(0, 4096));
-    const std::string &text = kept->back();
-    for (int q = 0; q < size; q++) {
-        MPI_Request req;
-        if (q != rank && MPI_Isend(text.data(), (int)text.size(), MPI_CHAR, q, kAbortTag, notices,
-                                   &req) == MPI_SUCCESS) {
-            MPI_Request_free(&req);
         }
     }
 }
@@ -128,7 +128,7 @@ int MpiComm::barrier(const char *what) {
         return aborted(label);
     }
     MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    MPI_Ibarrier(world, &req);
     std::vector<MPI_Request> reqs = {req};
     return wait_all(reqs, {-1}, label, nullptr, nullptr, Pace::Patient);
 }

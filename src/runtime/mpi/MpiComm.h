@@ -287,8 +287,9 @@ struct MpiComm : coconet_comm {
     // member that aborted (abort) makes every member fail here, naming it.
     int window_barrier(SharedWindow &w, const std::string &what, int *failed = nullptr);
 
-    // Whether every member of `comm` arrives at a barrier within the timeout
-    // (quietly: used while destroying the communicator).
+    // Whether every member of `comm` arrives at a barrier within the timeout,
+    // and no rank's abort notice comes first (quietly: used while destroying
+    // the communicator).
     bool members_present(MPI_Comm comm) const;
 
     // Sends sends[k] of src to group member k and receives recvs[k] from it
@@ -351,6 +352,10 @@ struct MpiComm : coconet_comm {
     int aborted(const std::string &what);
 
     std::string failure;
+    // This communicator's own duplicate of MPI_COMM_WORLD, for its messages
+    // and barriers: what a failed call leaves unmatched there never meets a
+    // later communicator's calls.
+    const MPI_Comm world;
     bool told_peers = false; // this rank's abort reached its windows (and notices went)
     MPI_Comm notices;        // errors return: a notice to a dead rank is no error here
     const bool one_node;     // every world rank on one node (shared memory possible)

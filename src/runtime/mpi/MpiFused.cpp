@@ -58,12 +58,12 @@ int MpiComm::check_same_call(const Group &g, const FusedSignature &mine, const s
         reqs.emplace_back();
         peers.push_back(q);
         int err = MPI_Irecv(&(*theirs)[g.local(q)], (int)sizeof(FusedSignature), MPI_BYTE, q,
-                            kFusedTag, MPI_COMM_WORLD, &reqs.back());
+                            kFusedTag, world, &reqs.back());
         if (err == MPI_SUCCESS) {
             reqs.emplace_back();
             peers.push_back(q);
-            err = MPI_Isend(sent.get(), (int)sizeof(FusedSignature), MPI_BYTE, q, kFusedTag,
-                            MPI_COMM_WORLD, &reqs.back());
+            err = MPI_Isend(sent.get(), (int)sizeof(FusedSignature), MPI_BYTE, q, kFusedTag, world,
+                            &reqs.back());
         }
         if (err != MPI_SUCCESS) {
             (void)theirs.release(); // earlier requests may still use them
@@ -148,9 +148,9 @@ int MpiComm::fused_ring(const FusedPlan &plan, const std::string &what) {
     for (int s = 0; s < L - 1; s++) {
         bufs[1] = std::make_unique<PackedBox>(block(me - s - 2), src->type);
         Posted posted;
-        int err = post_box(posted, false, *bufs[1], left, kRingTag, MPI_COMM_WORLD);
+        int err = post_box(posted, false, *bufs[1], left, kRingTag, world);
         if (err == MPI_SUCCESS) {
-            err = post_box(posted, true, *bufs[0], right, kRingTag, MPI_COMM_WORLD);
+            err = post_box(posted, true, *bufs[0], right, kRingTag, world);
         }
         if (err != MPI_SUCCESS) {
             keep_forever(bufs, none);
@@ -196,11 +196,10 @@ int MpiComm::gather_by_messages(const FusedPlan &plan, const std::string &what, 
     for (int q = g.first; q < g.first + g.size; q++) {
         if (q != rank) {
             posted.add(q);
-            MPI_Irecv(&(*status)[1 + q - g.first], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD,
+            MPI_Irecv(&(*status)[1 + q - g.first], 1, MPI_INT, q, kStatusTag, world,
                       &posted.reqs.back());
             posted.add(q);
-            MPI_Isend(&(*status)[0], 1, MPI_INT, q, kStatusTag, MPI_COMM_WORLD,
-                      &posted.reqs.back());
+            MPI_Isend(&(*status)[0], 1, MPI_INT, q, kStatusTag, world, &posted.reqs.back());
         }
     }
     for (int i = 0; i < c.nout; i++) {
@@ -220,10 +219,10 @@ int MpiComm::gather_by_messages(const FusedPlan &plan, const std::string &what, 
             if (!theirs.empty()) {
                 recvs.push_back(std::make_unique<PackedBox>(theirs, c.outs[i]->type));
                 unpack.emplace_back(i, (int)recvs.size() - 1);
-                err = post_box(posted, false, *recvs.back(), q, kGatherTag, MPI_COMM_WORLD);
+                err = post_box(posted, false, *recvs.back(), q, kGatherTag, world);
             }
             if (err == MPI_SUCCESS && !mine.empty()) {
-                err = post_box(posted, true, *sends.back(), q, kGatherTag, MPI_COMM_WORLD);
+                err = post_box(posted, true, *sends.back(), q, kGatherTag, world);
             }
             if (err != MPI_SUCCESS) {
                 keep_forever(sends, recvs);

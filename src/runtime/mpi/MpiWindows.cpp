@@ -199,14 +199,14 @@ int MpiComm::group_comm(const Group &g, const std::string &what, MPI_Comm *out) 
         group_comms.emplace(std::make_pair(g.first, g.size), MPI_COMM_NULL).first->second;
     if (comm == MPI_COMM_NULL) {
         MPI_Group world_group, members;
-        MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        MPI_Comm_group(world, &world_group);
         int range[1][3] = {{g.first, g.first + g.size - 1, 1}};
         MPI_Group_range_incl(world_group, 1, range, &members);
         // Collective over the group only, unlike MPI_Comm_split.
         const coconet_rt::Watchdog::Guard guard =
             blocking(g, what + " (creating the group's communicator)");
         const int err = MPI_Comm_create_group(
-            MPI_COMM_WORLD, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000, &comm);
+            world, members, kGroupCommTag + (g.first * (size + 1) + g.size) % 8000, &comm);
         MPI_Group_free(&members);
         MPI_Group_free(&world_group);
         if (err != MPI_SUCCESS) {
@@ -249,9 +249,16 @@ int MpiComm::window_barrier(SharedWindow &w, const std::string &what, int *faile
     for (int k = 0; k < w.barrier.members(); k++) {
         if (w.barrier.word(k) == kAborted) {
             // It never meets again: later calls fail at once, and the
-            // windows are left to MPI_Finalize (see ~MpiComm).
-            failure =
-                "rank " + std::to_string(w.first + k) + " failed (it aborted the communicator)";
+            // windows are left to MPI_Finalize (see ~MpiComm). Its notice,
+            // sent before it arrived, says why (none after a timeout).
+            const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+            while (!peer_aborted() && std::chrono::steady_clock::now() < until) {
+                std::this_thread::sleep_for(std::chrono::microseconds(100));
+            }
+            if (failure.empty()) {
+                failure =
+                    "rank " + std::to_string(w.first + k) + " failed (it aborted the communicator)";
+            }
             return aborted(what);
         }
     }
@@ -275,6 +282,11 @@ bool MpiComm::members_present(MPI_Comm comm) const {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done) {
             return true;
+        }
+        int noticed = 0; // a rank that aborted never comes
+        MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, notices, &noticed, MPI_STATUS_IGNORE);
+        if (noticed) {
+            return false;
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }

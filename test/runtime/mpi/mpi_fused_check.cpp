@@ -318,7 +318,7 @@ int failing_kernel(void *, int32_t, const halide_buffer_t *const *, halide_buffe
 // The last rank's kernel fails in a replicated pass, which its peers finish
 // alone (each computes everything itself), and it then aborts its
 // communicator as the AOT executor does: the peers fail at their next call,
-// naming it, well before their timeout (30 s), on both paths.
+// naming it and its reason, well before their timeout (30 s), on both paths.
 void check_abort_announced(int R, int r, int path) {
     coconet_comm *comm = coconet_mpi_comm_create(30.0);
     const int made = one_call(comm, R, r, COCONET_PATH_DIRECT, "fa_window", 10, fused_kernel, true);
@@ -336,7 +336,7 @@ void check_abort_announced(int R, int r, int path) {
     const std::string want =
         last ? "aborted: rank " + std::to_string(r) + " failed: its kernel failed"
              : "fused reduce_scatter 'fa_next' aborted: rank " + std::to_string(R - 1) +
-                   " failed (it aborted the communicator)";
+                   " failed: its kernel failed";
     const bool ok = made == COCONET_OK && (failed == COCONET_OK) != last &&
                     rc == COCONET_ERR_ABORTED && contains(msg, want) && took < 5.0;
     if (!ok) {
