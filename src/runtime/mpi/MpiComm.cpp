@@ -1,4 +1,5 @@
-// MPI backend: one rank per process over MPI_COMM_WORLD. Unfused collectives
+// MPI backend: one rank per process over MPI_COMM_WORLD, each communicator's
+// messages on a duplicate of it of its own (see MpiComm.h). Unfused collectives
 // run on MPI's own non-blocking collectives over a communicator per rank group
 // (created once, by the group's ranks alone, and cached), polled against the
 // timeout so that a missing peer is an error naming it, never a hang. Two
@@ -12,7 +13,9 @@
 // read and written in the caller's buffers where it lies contiguously, packed
 // otherwise. SEND_RECV (two groups) is point-to-point. Fused reduce-scatters
 // take a ring of messages, or on one node a shared-memory window over the
-// group's communicator. Compiled to stubs without COCONET_HAS_MPI.
+// group's communicator. A rank that fails on its own sends the others its
+// reason (abort), which their polled waits read. Compiled to stubs without
+// COCONET_HAS_MPI.
 #include <cstdio>
 
 #include "core/Comm.h"
