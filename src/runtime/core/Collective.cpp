@@ -243,7 +243,7 @@ std::string Op::check_args() const {
     } else if ((kind == COCONET_BROADCAST || kind == COCONET_REDUCE) &&
                (root < 0 || root >= src.size)) {
         e << "root " << root << " is not a rank of a group of " << ranks_text(src.size) << " ("
-          << group_name(src) << ")";
+          << group_name(src) << "): a root is a rank of its group, 0 to " << src.size - 1;
     } else {
         for (int d = 0; d < dims; d++) {
             if (n[d] < 0) {

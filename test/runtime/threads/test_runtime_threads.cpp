@@ -367,8 +367,8 @@ TEST_CASE("a rank outside the result's group takes a stand-in of one element and
 }
 
 TEST_CASE("bad arguments are refused with a message naming rank, kind and name", "[runtime]") {
-    std::string msg[2][6];
-    int rc[2][6], code[2][6];
+    std::string msg[2][7];
+    int rc[2][7], code[2][7];
     run_thread_ranks(2, 10.0, [&](int r, coconet_comm *comm) {
         TBox full = empty_box(1);
         full.extent[0] = 10;
@@ -378,9 +378,9 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
         small.extent[0] = 3;
         Buf short_in(type_of<float>(), small, false);
         auto run = [&](int i, int kind, int op, int dim, halide_buffer_t *x, halide_buffer_t *y,
-                       int nsplit = 1) {
+                       int nsplit = 1, int root = 0) {
             coconet_collective_desc d = make_desc(kind, full);
-            d.op = op, d.dim = dim, d.nsplit = nsplit;
+            d.op = op, d.dim = dim, d.nsplit = nsplit, d.root = root;
             rc[r][i] = coconet_collective_call(comm, ("bad" + std::to_string(i)).c_str(), &d, x, y);
             msg[r][i] = coconet_comm_last_error(comm);
             code[r][i] = coconet_comm_last_error_code(comm);
@@ -392,17 +392,20 @@ TEST_CASE("bad arguments are refused with a message naming rank, kind and name",
         run(3, COCONET_ALL_REDUCE, 7, -1, &in.b, &out.b);                 // unknown op
         run(4, COCONET_ALL_REDUCE, COCONET_SUM, -1, &short_in.b, &out.b); // input too small
         run(5, COCONET_ALL_REDUCE, COCONET_SUM, -1, &in.b, &out.b, 3);    // 3 groups of 2 ranks
+        run(6, COCONET_BROADCAST, 0, -1, &in.b, &out.b, 1, 2);            // no rank 2
     });
-    const char *want[6] = {"the output asks for [0..10] but this rank can produce [",
+    const char *want[7] = {"the output asks for [0..10] but this rank can produce [",
                            "element types differ: float32 and int32",
                            "dim = 3 is not a dimension of a 1-D buffer",
                            "unknown reduction op 7",
                            "the input holds [0..3] but this rank must provide [0..10]",
-                           "a world of 2 ranks cannot be split into 3 groups"};
-    const char *kind[6] = {"reduce_scatter", "all_reduce", "all_gather",
-                           "all_reduce",     "all_reduce", "all_reduce"};
+                           "a world of 2 ranks cannot be split into 3 groups",
+                           "root 2 is not a rank of a group of 2 ranks (group 0 of world.split(1), "
+                           "first rank 0): a root is a rank of its group, 0 to 1"};
+    const char *kind[7] = {"reduce_scatter", "all_reduce", "all_gather", "all_reduce",
+                           "all_reduce",     "all_reduce", "broadcast"};
     for (int r = 0; r < 2; r++) {
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 7; i++) {
             INFO("rank " << r << " case " << i << ": " << msg[r][i]);
             CHECK(rc[r][i] == COCONET_ERR_INVALID);
             CHECK(code[r][i] == COCONET_ERR_INVALID);
