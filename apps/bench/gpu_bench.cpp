@@ -324,9 +324,9 @@ Sizes sizes_named(const std::string &name) {
     if (name == "smoke") {
         s.params = {4096};
         s.blocks = {{32, 64}};
-        s.embeddings = {embedding(16, 256, 4, 4, 8, 4)};
+        s.embeddings = {embedding(16, 256, 7, 4, 8, 4)};
         s.gemvs = {gemv(16, 4, 256)};
-        s.gemms = {gemm(16, 4, 8, 4)};
+        s.gemms = {gemm(16, 7, 8, 4)};
         s.split = false;
         return s;
     }

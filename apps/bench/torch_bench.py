@@ -47,9 +47,9 @@ SIZES = {
     "smoke": dict(
         params=[4096],
         blocks=[(32, 64)],
-        embeddings=[dict(dim=16, rows=256, tables=4, bag=4, tile=8, tiles=4)],
+        embeddings=[dict(dim=16, rows=256, tables=7, bag=4, tile=8, tiles=4)],
         gemvs=[dict(tile=16, tiles=4, cols=256)],
-        gemms=[gemm_config(16, 4, 8, 4)],
+        gemms=[gemm_config(16, 7, 8, 4)],
     ),
     # coconet_bench's shapes at 2^20 and 2^22 (apps/bench/CMakeLists.txt).
     "cpu": dict(
