@@ -122,7 +122,7 @@ int main() {
     // On the CPU the library matched the reference bit for bit. On a GPU it
     // matches to rounding: Halide's PTX backend turns m * momentum + g into
     // one fused multiply-add (fma.rn.f32), which rounds once where the
-    // reference rounds twice. An H100 gave 1.5e-8 here.
+    // reference rounds twice.
     if (err > 1e-5) {
         printf("The CUDA-target library does not match the reference.\n");
         return 1;

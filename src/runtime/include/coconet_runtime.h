@@ -86,7 +86,9 @@ int coconet_mpi_free(coconet_comm *comm, void *p);
 // coconet_mpi_alloc blocks not freed, and the executor's values of the
 // programs run on it (coconet_aot_release frees those). 0 on other backends.
 uint64_t coconet_mpi_window_bytes(const coconet_comm *comm);
-// Finalizes MPI if this runtime initialized it.
+// Finalizes MPI if this runtime initialized it. After a failed call it first
+// meets every rank (a polled barrier of timeout + 5 s) and calls MPI_Abort if
+// one never arrives, instead of waiting behind a frozen peer.
 void coconet_mpi_finalize(void);
 
 // ---- Devices. ----
@@ -137,8 +139,8 @@ int coconet_barrier(coconet_comm *comm, const char *what);
 // On an MPI communicator call it between this rank's operations, from the
 // thread making them: every other process is sent the reason and fails at its
 // next wait for another rank (or its next meeting in a fused pass's window),
-// naming this rank and the reason. The runtime never calls MPI_Abort; ending
-// the job is the application's.
+// naming this rank and the reason. It does not end the job: that is the
+// application's (MPI_Abort), or coconet_mpi_finalize's after a failed call.
 void coconet_comm_abort(coconet_comm *comm, const char *reason);
 
 // Bytes this rank sent to other ranks and how many operations it ran, per

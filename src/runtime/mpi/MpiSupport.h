@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -281,11 +283,23 @@ inline MPI_Op mpi_op(int red, const halide_type_t &t) {
 // The most elements one MPI call moves (MPI's counts are ints): larger
 // messages go in pieces of this many. COCONET_MPI_MAX_COUNT lowers it, so
 // that tests take the large-count paths at small sizes.
+// A value that is not such a count is reported (once) and the default used.
 inline int64_t max_count() {
     static const int64_t n = [] {
         const char *v = std::getenv("COCONET_MPI_MAX_COUNT");
-        const long long c = v ? std::atoll(v) : 0;
-        return c > 0 && c < INT32_MAX ? (int64_t)c : (int64_t)INT32_MAX;
+        if (!v || !*v) {
+            return (int64_t)INT32_MAX;
+        }
+        char *end = nullptr;
+        const long long c = std::strtoll(v, &end, 10);
+        if (*end == '\0' && c > 0 && c < INT32_MAX) {
+            return (int64_t)c;
+        }
+        std::fprintf(stderr,
+                     "coconet: COCONET_MPI_MAX_COUNT='%s' is not a count of elements in [1, %d); "
+                     "using %d\n",
+                     v, INT32_MAX, INT32_MAX);
+        return (int64_t)INT32_MAX;
     }();
     return n;
 }
