@@ -362,6 +362,19 @@ TEST_CASE("a rank without a slice of a device collective's result is refused", "
                                                   "the device"));
     // Where every rank has a slice, it runs on the device and is right.
     check_matches_reference(p, {1, 2, 3, 5}, 0.0, 1, make_inputs, device_options);
+
+    // The same on a group of world.split: the message names the group's
+    // ranks, and the world rank left without a slice.
+    const Group second = Group::world().split(2)[1];
+    DFunc h = input("h", Halide::Float(32), {2}, Local(second));
+    DFunc t = reduce_scatter(h, 0, ReduceOp::Sum, "t");
+    Program q("group_scatter");
+    q.output(t, Sliced(0, second));
+    const std::string in_group = coconet_test::message_of<RuntimeError>(
+        [&] { JitProgram(q, target).run_threads(6, make_inputs(q, 6, 1), 5.0); });
+    CHECK_THAT(in_group, Catch::Matchers::Contains("'t' is sliced along dimension 0 of 2 elements "
+                                                   "in blocks of 1 over the 3 ranks of its group "
+                                                   "(3 to 5), which leaves rank 5 none"));
 }
 
 namespace {
@@ -676,6 +689,34 @@ TEST_CASE("COCONET_DEVICE_COLLECTIVES=library runs fused passes as NCCL does",
             CHECK(traffic[q].bytes[COCONET_REDUCE_SCATTER] > 0);
             CHECK(traffic[q].bytes[COCONET_ALL_GATHER] > 0);
         }
+    }
+}
+
+TEST_CASE("COCONET_DEVICE_COLLECTIVES=library: fused passes whose slice is empty on a rank",
+          "[device][resident]") {
+    // n = 2 on 3 ranks and 5 on 4 leave the last rank no slice of the pass's
+    // output: it takes part in the library's calls with nothing of its own,
+    // as on the device path; the next size leaves every rank one.
+    coconet_test::ScopedEnv library("COCONET_DEVICE_COLLECTIVES", "library");
+    Halide::Param<int32_t> n("n");
+    Halide::Var i("i");
+    DFunc x = input("x", Halide::Float(32), {n}, Local());
+    DFunc rs = reduce_scatter(x, 0, ReduceOp::Sum, "rs");
+    DFunc y("y");
+    y(i) = rs(i) * 2.0f;
+    y.fuse_with(rs);
+    Program p("empty_slices");
+    p.output(y, Sliced(0));
+    JitProgram jit(p, target);
+    Reference reference(p);
+    for (auto [r, size] : {std::pair{3, 2}, std::pair{4, 5}, std::pair{3, 1001}}) {
+        INFO(r << " ranks, n = " << size);
+        ThreadWorld world(r, 10.0);
+        const Sizes sizes{{"n", size}};
+        const std::vector<RankBuffers> in = make_sized_inputs(p, r, sizes);
+        std::vector<RankBuffers> out;
+        REQUIRE_NOTHROW(out = jit.run_threads(world, in, sizes));
+        CHECK(max_abs_diff(out, reference.run(r, in, sizes)) <= within(0));
     }
 }
 

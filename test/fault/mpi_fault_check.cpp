@@ -1,5 +1,5 @@
 // A fault under `mpirun -np 3`, run by mpi_fault_driver.py (ctest -L fault):
-//   mpi_fault_check <kill|stop> <collective|fused|overlap> <dir>
+//   mpi_fault_check <kill|stop> <collective|fused|overlap|blocking|create> <dir>
 // Rank 1 kills (SIGKILL) or freezes (SIGSTOP) itself in the middle of
 //   collective: an all_reduce its peers are already in;
 //   fused:      a fused reduce_scatter (direct path), in its kernel's second
@@ -9,7 +9,9 @@
 //   blocking:   a fused reduce_scatter, just before the shared window's
 //               allocation (MPI_Win_allocate_shared, which blocks): the
 //               survivors' watchdog (runtime/core/Watchdog.h) names the call and
-//               ends them (COCONET_FAULT=stop:1:blocking fires there).
+//               ends them (COCONET_FAULT=stop:1:blocking fires there);
+//   create:     before coconet_mpi_comm_create, which the others are in (its
+//               MPI calls block too: their watchdog ends them).
 // Every rank writes its pid to <dir>/pid.<rank>, so that the driver can check
 // that none outlives the job; rank 1 writes the CLOCK_MONOTONIC time of the
 // fault (ns) to <dir>/fault just before it. Each survivor prints
@@ -148,13 +150,26 @@ int overlap(coconet_comm *comm, int rank) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: %s <kill|stop> <collective|fused|overlap|blocking> <dir>\n",
+        std::fprintf(stderr,
+                     "usage: %s <kill|stop> <collective|fused|overlap|blocking|create> <dir>\n",
                      argv[0]);
         return 2;
     }
     fault_signal = std::strcmp(argv[1], "stop") == 0 ? SIGSTOP : SIGKILL;
     const std::string where = argv[2];
     dir = argv[3];
+    if (where == "create") {
+        int provided = 0, rank = 0;
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        write_file("pid." + std::to_string(rank), std::to_string(getpid()));
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == kFaulty) {
+            fault();
+        }
+        coconet_mpi_comm_create(3.0); // never returns: rank 1 is not there
+        return 1;
+    }
     // The timeout: COCONET_TIMEOUT_S (the driver sets it), else 3 s.
     coconet_comm *comm = coconet_mpi_comm_create(3.0);
     if (!comm) {

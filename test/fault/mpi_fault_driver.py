@@ -7,8 +7,9 @@ The driver appends a fresh directory to the command (where the ranks write
 their pids and rank 1 the time of its fault), and requires that
   - the job ends within T + 5 s of the fault;
   - with --survivors-report, ranks 0 and 2 each print an error naming their
-    rank, the operation and rank 1, after at most T + 5 s (WHERE blocking:
-    the watchdog's message, as they never return from MPI); without it
+    rank, the operation and rank 1, after at most T + 5 s (WHERE blocking or
+    create: the watchdog's message, as they never return from MPI; at create
+    it names every rank, not knowing which one is missing); without it
     (mpirun kills the job when a rank dies), mpirun's report names rank 1;
   - no process of the job is alive afterwards.
 Whatever happens, it leaves no process behind: it continues and kills every
@@ -30,7 +31,10 @@ OPERATIONS = {
     "fused": "fused reduce_scatter 'update'",
     "overlap": "all_reduce 'activations'",
     "blocking": "fused reduce_scatter 'update' (allocating the shared window)",
+    "create": "coconet_mpi_comm_create",
 }
+# Whom a survivor names as missing, where it cannot know which rank that is.
+WAITED_FOR = {"create": "every rank of MPI_COMM_WORLD"}
 SURVIVORS = (0, 2)
 FAULTY = 1
 
@@ -109,7 +113,7 @@ def main():
         for r in SURVIVORS:
             line = re.search(rf"^survivor rank {r}: code (-?\d+) after ([\d.]+) s: (.*)$", output,
                              re.M)
-            if where == "blocking":
+            if where in ("blocking", "create"):
                 # Stuck in MPI, the survivor does not return: its watchdog
                 # prints and ends it (exit code 1, after the timeout).
                 line = re.search(rf"^coconet: ()()(rank {r}: .* in a blocking MPI call.*)$",
@@ -117,12 +121,13 @@ def main():
             # The ranks waited for: rank 1, or a list holding it (a survivor
             # in a later phase also waits for the other survivor, who left).
             waited = re.search(r"waiting for ranks? ([\d, ]+)", line.group(3)) if line else None
+            whom = WAITED_FOR.get(where, f"rank {FAULTY}")
             named = (line is not None and (line.group(1) == "" or int(line.group(1)) != 0) and
                      f"rank {r}: {operation}" in line.group(3) and
-                     (f"rank {FAULTY}" in line.group(3).split(operation, 1)[1] or
+                     (whom in line.group(3).split(operation, 1)[1] or
                       (waited is not None and
                        str(FAULTY) in re.split(r"[, ]+", waited.group(1).strip()))))
-            check(named, f"rank {r} failed naming {operation} and rank {FAULTY}")
+            check(named, f"rank {r} failed naming {operation} and {whom}")
             if line and line.group(2):
                 took = float(line.group(2))
                 check(took <= bound, f"rank {r} failed after {took:.2f} s (bound {bound:.1f} s)")

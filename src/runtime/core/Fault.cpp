@@ -42,7 +42,9 @@ bool parse(const char *text, FaultSpec *spec) {
             return false;
         }
     }
-    return spec->action == "fail" || spec->action == "kill" || spec->action == "stop";
+    // A blocking MPI call cannot return an injected error: it takes kill or stop.
+    return (spec->action == "fail" && spec->site != "blocking") || spec->action == "kill" ||
+           spec->action == "stop";
 }
 
 bool matches(const FaultSpec &f, FaultSite site, const std::string &what, bool chunk) {
@@ -74,7 +76,7 @@ int fault_point(coconet_comm *comm, FaultSite site, const std::function<std::str
                 reported = true;
                 std::fprintf(stderr,
                              "coconet: COCONET_FAULT='%s' is not <fail|kill|stop>:<rank>:<site>"
-                             "[:<n>]; no fault injected\n",
+                             "[:<n>] (site blocking: kill or stop); no fault injected\n",
                              env);
             }
             return COCONET_OK;

@@ -183,11 +183,23 @@ std::string library_for(coconet_comm &comm, const FusedPlan &plan, DeviceLibrary
     if (c.gather) {
         return "no gather callback (the library gathers)";
     }
-    const halide_device_interface_t *iface = c.outs[0]->device_interface;
+    // An output of this rank's empty slice has no device allocation (a device
+    // takes none of zero bytes) and nothing is moved into it.
+    const halide_device_interface_t *iface = nullptr;
     for (int i = 0; i < c.nout; i++) {
-        if (!c.outs[i]->device || c.outs[i]->device_interface != iface) {
+        if (box_of(c.outs[i]).empty()) {
+            continue;
+        }
+        if (!c.outs[i]->device || (iface && c.outs[i]->device_interface != iface)) {
             return "every output allocated on one device";
         }
+        iface = c.outs[i]->device_interface;
+    }
+    if (!iface && c.src && c.src->device) {
+        iface = c.src->device_interface;
+    }
+    if (!iface) {
+        return "every output allocated on one device";
     }
     if (c.src && !plan.slice(comm.rank).empty() &&
         (!c.src->device || c.src->device_interface != iface || c.src->host_dirty())) {

@@ -140,8 +140,11 @@ void Executor::check_device_slices() const {
                  std::string("'") + vi.name + "' is sliced along dimension " +
                      std::to_string(vi.dim) + " of " + std::to_string(n) +
                      " elements in blocks of " + std::to_string(block) + " over " +
-                     std::to_string(count) + " ranks, which leaves rank " +
-                     std::to_string(first + count - 1) +
+                     (count == size_ ? std::to_string(count) + " ranks"
+                                     : "the " + std::to_string(count) + " ranks of its group (" +
+                                           std::to_string(first) + " to " +
+                                           std::to_string(first + count - 1) + ")") +
+                     ", which leaves rank " + std::to_string(first + count - 1) +
                      (stage ? " none; it is a collective's result on the device"
                             : " none; a GPU kernel computes or reads it") +
                      ", and needs a non-empty slice on every rank (Halide's GPU runtimes "

@@ -67,7 +67,10 @@ int coconet_mpi_available(void);
 // MPI_COMM_WORLD (a caller may then use MPI itself beside it), else 0.
 int coconet_mpi_is_mpi_comm(const coconet_comm *comm);
 // Initializes MPI if needed and returns a communicator over MPI_COMM_WORLD,
-// or NULL (with a message on stderr) when MPI is unavailable.
+// or NULL (with a message on stderr) when MPI is unavailable. Collective over
+// MPI_COMM_WORLD: a rank whose peers do not all come within the timeout
+// (COCONET_TIMEOUT_S, else timeout_seconds, else 10 s) prints so and ends
+// its process, as MPI's calls here cannot be interrupted.
 coconet_comm *coconet_mpi_comm_create(double timeout_seconds);
 void coconet_mpi_comm_destroy(coconet_comm *comm);
 // Memory in a shared window over the communicator's ranks (one node): a
@@ -129,6 +132,9 @@ const char *coconet_comm_last_error(const coconet_comm *comm);
 // none), so that callers can tell a timeout from a failed peer or a bad
 // argument without reading the message; NULL or destroyed: as above.
 int coconet_comm_last_error_code(const coconet_comm *comm);
+// Every rank of comm meets here (`what` names it in messages). A rank whose
+// peers are in another call (a collective, the runtime's own barrier) is
+// refused with them, each naming the other's call.
 int coconet_barrier(coconet_comm *comm, const char *what);
 // Marks the job failed: this rank's later operations fail with
 // COCONET_ERR_ABORTED. coconet_aot_run calls it on failure; the calls of this

@@ -126,14 +126,17 @@ bool MpiComm::peer_aborted() {
 }
 
 int MpiComm::barrier(const char *what) {
+    return meet_all("coconet_barrier", what);
+}
+
+int MpiComm::meet_all(const char *call, const char *what) {
     const std::string label = std::string("barrier '") + what + "'";
     if (!failure.empty()) {
         return aborted(label);
     }
-    MPI_Request req;
-    MPI_Ibarrier(world, &req);
-    std::vector<MPI_Request> reqs = {req};
-    return wait_all(reqs, {-1}, label, nullptr, nullptr, Pace::Patient);
+    Group all;
+    all.size = size;
+    return check_same_call(all, barrier_signature(call, label), label);
 }
 
 int MpiComm::run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) {
@@ -281,6 +284,12 @@ coconet_comm *coconet_mpi_comm_create(double timeout_seconds) {
     int rank = 0, size = 1, node_size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    // Making the communicator is collective over MPI_COMM_WORLD through
+    // blocking calls, which cannot be polled: a rank that never comes (one
+    // finalizing, or stuck before it) ends this one at the timeout, named.
+    const coconet_rt::Watchdog::Guard guard = watch_blocking(
+        rank, "coconet_mpi_comm_create", coconet_rt::initial_timeout(timeout_seconds),
+        "every rank of MPI_COMM_WORLD to make it");
     // Whether fused calls can take the direct path (collective over the world,
     // like creating the communicator on every rank).
     MPI_Comm node = MPI_COMM_NULL;

@@ -35,6 +35,8 @@ struct MpiComm : coconet_comm {
     // not waiting at a barrier of its own.
     void abort(const char *reason) override;
 
+    // Every rank's barrier: a meeting that also compares the ranks' calls
+    // (check_same_call), so that a rank elsewhere is refused, not passed.
     int barrier(const char *what) override;
 
     int run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) override;
@@ -123,6 +125,10 @@ struct MpiComm : coconet_comm {
     // Where the group has a shared window, the signatures go through it
     // instead (same_call_in_window).
     int check_same_call(const Group &g, const FusedSignature &mine, const std::string &what);
+    // A barrier of every rank for `call` (barrier_signature), named `what`
+    // in messages: coconet_barrier's, and the runtime's own before it makes
+    // or frees window memory.
+    int meet_all(const char *call, const char *what);
 
     // check_same_call through the group's window, a flag barrier instead of
     // messages (a fraction of a microsecond against 2-3 us): every member
@@ -370,6 +376,12 @@ struct MpiComm : coconet_comm {
 // comm as an MPI communicator, or null for another kind, a destroyed one or
 // a pointer that is none (checked against the registry before it is read).
 MpiComm *mpi_comm(coconet_comm *comm);
+
+// Guards a blocking MPI call of `what` on `rank`, which waits for `whom` and
+// cannot be polled: past `timeout` the process watchdog prints the call and
+// whom it waited for, and ends this process (mpirun then ends the job).
+coconet_rt::Watchdog::Guard watch_blocking(int rank, const std::string &what, double timeout,
+                                           const std::string &whom);
 
 } // namespace coconet_rt::mpi
 

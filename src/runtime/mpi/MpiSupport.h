@@ -201,6 +201,24 @@ inline FusedSignature op_signature(const Op &op, int64_t path) {
     return s;
 }
 
+// A barrier's signature: `call` says which barrier (a caller's
+// coconet_barrier, or one of the runtime's own), so that ranks in different
+// barriers, or one in a barrier and another in a collective, are refused
+// naming each other instead of passing each other.
+inline FusedSignature barrier_signature(const char *call, const std::string &label) {
+    FusedSignature s;
+    std::memset(&s, 0, sizeof(s));
+    uint64_t name_hash = 1469598103934665603ull;
+    for (const char *p = call; *p; p++) {
+        name_hash = fnv1a(name_hash, (uint8_t)*p);
+    }
+    s.name_hash = (int64_t)name_hash;
+    s.nout = INT32_MIN; // neither a fused call's count of outputs nor a collective's kind
+    s.type_code = -1;
+    std::snprintf(s.name, sizeof(s.name), "%s", label.c_str());
+    return s;
+}
+
 inline const char *path_name(int64_t path) {
     switch (path) {
     case COCONET_PATH_RING: return "ring";

@@ -85,7 +85,8 @@ int MpiComm::value_memory(const std::string &key, const std::vector<size_t> &byt
             total += align64(b);
         }
         void *mem = nullptr;
-        int rc = barrier("placing the executor's values in window memory");
+        const char *what = "placing the executor's values in window memory";
+        int rc = meet_all(what, what);
         if (rc == COCONET_OK) {
             rc = alloc(total, &mem);
         }
@@ -103,7 +104,8 @@ int MpiComm::value_memory(const std::string &key, const std::vector<size_t> &byt
 }
 
 int MpiComm::release_value_memory(const std::string &prefix) {
-    int rc = barrier("releasing the executor's window memory");
+    const char *what = "releasing the executor's window memory";
+    int rc = meet_all(what, what);
     for (auto it = value_windows.begin(); rc == COCONET_OK && it != value_windows.end();) {
         if (it->first.compare(0, prefix.size(), prefix) != 0) {
             ++it;
@@ -227,8 +229,13 @@ coconet_rt::Watchdog::Guard MpiComm::blocking(const Group &g, const std::string 
             others.push_back(r);
         }
     }
+    return watch_blocking(rank, what, timeout, coconet_rt::rank_list(others));
+}
+
+coconet_rt::Watchdog::Guard watch_blocking(int rank, const std::string &what, double timeout,
+                                           const std::string &whom) {
     return coconet_rt::Watchdog::process().guard(
-        coconet_rt::timeout_message(rank, what, timeout, coconet_rt::rank_list(others)) +
+        coconet_rt::timeout_message(rank, what, timeout, whom) +
             " in a blocking MPI call; ending this process (mpirun then ends the job)",
         timeout, 1);
 }

@@ -6,8 +6,10 @@
 // reason. Another communicator, made before the abort and called on while the
 // abort's notices wait unread, must be untouched by it: a collective there,
 // with rank 1, gives the right sum; and so must one made afterwards, whatever
-// the failed calls left unmatched. Exits 0 on every rank when all of that
-// holds, 1 otherwise.
+// the failed calls left unmatched. Last, rank 1 calls coconet_barrier while
+// the others call a collective: every rank is refused at once, naming the
+// other call, instead of waiting out the timeout (or of the barrier passing).
+// Exits 0 on every rank when all of that holds, 1 otherwise.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -110,6 +112,23 @@ int main() {
                     coconet_comm_last_error(fresh));
     }
     report(ok, "a communicator made after the abort computes the right sum");
+
+    ok = true;
+    const auto start = std::chrono::steady_clock::now();
+    rc = rank == 1 ? coconet_barrier(fresh, "between steps") : all_reduce(fresh, "step", n, &again);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string msg = coconet_comm_last_error(fresh);
+    const std::string want = rank == 1 ? "rank 1: barrier 'between steps': rank 0 called "
+                                         "all_reduce 'step'"
+                                       : "rank " + std::to_string(rank) +
+                                             ": all_reduce 'step': rank 1 called barrier "
+                                             "'between steps'";
+    ok = rc == COCONET_ERR_INVALID && contains(msg, want) && took < 2.0;
+    std::printf("%s rank %d: refused after %.3f s: %s\n", ok ? "[PASS]" : "[FAIL]", rank, took,
+                msg.c_str());
+    std::fflush(stdout);
+    report(ok, "a barrier met by a collective is refused on every rank, naming the other call");
 
     coconet_mpi_comm_destroy(fresh);
     coconet_mpi_comm_destroy(other);
