@@ -132,14 +132,22 @@ inline uint64_t fnv1a(uint64_t h, uint64_t v) {
     return h;
 }
 
+constexpr uint64_t kFnvBasis = 1469598103934665603ull;
+
+// The hash of a name, byte by byte.
+inline uint64_t fnv1a_text(const char *text) {
+    uint64_t h = kFnvBasis;
+    for (const char *p = text; *p; p++) {
+        h = fnv1a(h, (uint8_t)*p);
+    }
+    return h;
+}
+
 inline FusedSignature fused_signature(const FusedPlan &plan, int64_t path) {
     const coconet_fused_call &c = plan.call;
     FusedSignature s;
     std::memset(&s, 0, sizeof(s));
-    uint64_t name_hash = 1469598103934665603ull, outs_hash = name_hash;
-    for (const char *p = c.name ? c.name : ""; *p; p++) {
-        name_hash = fnv1a(name_hash, (uint8_t)*p);
-    }
+    uint64_t name_hash = fnv1a_text(c.name ? c.name : ""), outs_hash = kFnvBasis;
     // The range of an overlapped pass's chunk is part of the call.
     if (c.ranged) {
         name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)c.range_dim), (uint64_t)c.range_min),
@@ -172,10 +180,7 @@ constexpr int64_t kNativePath = 10, kDeterministicPath = 11, kReplicatedPath = 1
 inline FusedSignature op_signature(const Op &op, int64_t path) {
     FusedSignature s;
     std::memset(&s, 0, sizeof(s));
-    uint64_t name_hash = 1469598103934665603ull, detail = name_hash;
-    for (const char c : op.name) {
-        name_hash = fnv1a(name_hash, (uint8_t)c);
-    }
+    uint64_t name_hash = fnv1a_text(op.name.c_str()), detail = kFnvBasis;
     if (op.chunk_dim >= 0) {
         name_hash = fnv1a(fnv1a(fnv1a(name_hash, (uint64_t)op.chunk_dim), (uint64_t)op.chunk_min),
                           (uint64_t)op.chunk_extent);
@@ -208,11 +213,7 @@ inline FusedSignature op_signature(const Op &op, int64_t path) {
 inline FusedSignature barrier_signature(const char *call, const std::string &label) {
     FusedSignature s;
     std::memset(&s, 0, sizeof(s));
-    uint64_t name_hash = 1469598103934665603ull;
-    for (const char *p = call; *p; p++) {
-        name_hash = fnv1a(name_hash, (uint8_t)*p);
-    }
-    s.name_hash = (int64_t)name_hash;
+    s.name_hash = (int64_t)fnv1a_text(call);
     s.nout = INT32_MIN; // neither a fused call's count of outputs nor a collective's kind
     s.type_code = -1;
     std::snprintf(s.name, sizeof(s.name), "%s", label.c_str());
