@@ -133,9 +133,9 @@ const char *coconet_comm_last_error(const coconet_comm *comm);
 // argument without reading the message; NULL or destroyed: as above.
 int coconet_comm_last_error_code(const coconet_comm *comm);
 // Every rank of comm meets here (`what` names it in messages). A rank whose
-// peers are in a collective instead never passes with them: under MPI all
-// are refused at once, each naming the other's call; on thread ranks each
-// side times out naming the ranks missing from its meeting.
+// peers are in a collective of the world instead never passes with them: all
+// are refused at once, each naming the other's call (against a collective of
+// a group, each side times out naming the ranks missing from its meeting).
 int coconet_barrier(coconet_comm *comm, const char *what);
 // Marks the job failed: this rank's later operations fail with
 // COCONET_ERR_ABORTED. coconet_aot_run calls it on failure; the calls of this

@@ -108,6 +108,8 @@ int MpiComm::compare_calls(const Group &g, const FusedSignature &mine, Theirs &&
         if (q == rank || (s.same_call(mine) && s.path == mine.path)) {
             continue;
         }
+        // Against a barrier, the call differs in kind, not in its arguments.
+        const bool barrier = s.nout == kBarrierCall || mine.nout == kBarrierCall;
         std::string detail;
         if (s.same_call(mine)) {
             detail = " (rank " + std::to_string(q) + " takes the " + path_name(s.path) +
@@ -115,9 +117,9 @@ int MpiComm::compare_calls(const Group &g, const FusedSignature &mine, Theirs &&
         }
         return fail(COCONET_ERR_INVALID,
                     coconet_rt::op_label(rank, what) + ": rank " + std::to_string(q) + " called " +
-                        std::string(s.name) +
-                        " with other arguments at the same time: every group member must "
-                        "make the same collective calls in the same order" +
+                        std::string(s.name) + (barrier ? "" : " with other arguments") +
+                        " at the same time: every group member must make the same collective "
+                        "calls in the same order" +
                         detail);
     }
     return COCONET_OK;

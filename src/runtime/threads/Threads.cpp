@@ -42,6 +42,9 @@ struct Posted {
     // At the meeting that ends a fused pass: how the rank's kernel ended, so
     // that peers whose gathered outputs lack its slices fail too.
     int status = COCONET_OK;
+    // A barrier's label ("barrier 'what'"); read by peers only when the
+    // meeting holds other calls, and then the barrier waits for them.
+    const std::string *barrier = nullptr;
 };
 
 struct Rendezvous {
@@ -55,16 +58,11 @@ struct Rendezvous {
     std::vector<Posted> completed;
 };
 
-// Barriers and collectives over the same ranks meet at different rendezvous,
-// so that a rank in a barrier never pairs with a peer in a collective.
-enum Channel { kCollective, kBarrier };
-
 // A meeting that starts an operation gives up when the world has failed. One
 // inside a started operation does not: every member is known to be on its way
 // (nothing between the meetings blocks), and leaving early would let a rank
 // free its input while peers still read it.
 enum Stage { kStart, kInside };
-using RendezvousKey = std::pair<Channel, std::vector<int>>;
 
 // Whether COCONET_DEVICE_COLLECTIVES is `mode`: how device stages of collectives move data
 // among ranks sharing the device.
@@ -181,8 +179,8 @@ struct coconet_threads_world {
     // Every rank in `members` posts `mine`; returns when all have (then `all`,
     // if given, receives what every rank posted, indexed by world rank).
     // Fails on timeout (naming the ranks that did not arrive) or abort.
-    int meet(ThreadsComm &c, Channel channel, Stage stage, const std::vector<int> &members,
-             Posted mine, const std::string &what, std::vector<Posted> *all);
+    int meet(ThreadsComm &c, Stage stage, const std::vector<int> &members, Posted mine,
+             const std::string &what, std::vector<Posted> *all);
     void fail_all(const std::string &why);
 
     const int size;
@@ -194,7 +192,9 @@ struct coconet_threads_world {
     std::condition_variable cv;
     bool failed = false;
     std::string failure;
-    std::map<RendezvousKey, Rendezvous> rendezvous;
+    // By members: barriers and collectives over the same ranks meet at one,
+    // so that a rank in a barrier is refused with a peer in a collective.
+    std::map<std::vector<int>, Rendezvous> rendezvous;
     std::vector<std::unique_ptr<ThreadsComm>> comms;
 };
 
@@ -208,13 +208,37 @@ struct ThreadsComm : coconet_comm {
 
     const char *backend() const override { return "threads"; }
 
+    // A meeting of the world that every rank must reach with a barrier. A
+    // peer in a collective over the same ranks meets it there: both are
+    // refused, each naming the other's call, after a second meeting (the
+    // collective's) so that the peer's call outlives this rank's reading it.
     int barrier(const char *what) override {
         std::vector<int> all;
         for (int r = 0; r < size; r++) {
             all.push_back(r);
         }
-        return world->meet(*this, kBarrier, kStart, all, Posted{},
-                           std::string("barrier '") + what + "'", nullptr);
+        const std::string label = std::string("barrier '") + what + "'";
+        Posted mine;
+        mine.barrier = &label;
+        std::vector<Posted> posted;
+        int rc = world->meet(*this, kStart, all, mine, label, &posted);
+        if (rc != COCONET_OK) {
+            return rc;
+        }
+        std::string mismatch;
+        for (int q : all) {
+            if (!posted[q].barrier) {
+                mismatch = peer_called(q, posted[q]) + " at the same time: every rank must make "
+                                                       "the same barriers and collective calls in "
+                                                       "the same order";
+                break;
+            }
+        }
+        if (mismatch.empty()) {
+            return COCONET_OK;
+        }
+        world->meet(*this, kInside, all, Posted{}, label, nullptr);
+        return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, label) + ": " + mismatch);
     }
 
     void abort(const char *reason) override {
@@ -225,8 +249,7 @@ struct ThreadsComm : coconet_comm {
         const std::vector<int> members = op.participants();
         const std::string what = op.what();
         std::vector<Posted> posted;
-        int rc =
-            world->meet(*this, kCollective, kStart, members, Posted{&op, in, out}, what, &posted);
+        int rc = world->meet(*this, kStart, members, Posted{&op, in, out}, what, &posted);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -257,7 +280,7 @@ struct ThreadsComm : coconet_comm {
             }
         }
         // Peers may still be reading this rank's buffers (or its Op, to compare).
-        const int done = world->meet(*this, kCollective, kInside, members, Posted{}, what, nullptr);
+        const int done = world->meet(*this, kInside, members, Posted{}, what, nullptr);
         if (!mismatch.empty()) {
             return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
         }
@@ -345,7 +368,7 @@ struct ThreadsComm : coconet_comm {
         std::vector<Posted> posted;
         Posted mine;
         mine.fused = &plan;
-        int rc = world->meet(*this, kCollective, kStart, members, mine, what, &posted);
+        int rc = world->meet(*this, kStart, members, mine, what, &posted);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -402,7 +425,7 @@ struct ThreadsComm : coconet_comm {
         std::vector<Posted> posted;
         Posted mine{&op, in, out};
         mine.produced = true;
-        int rc = world->meet(*this, kCollective, kStart, members, mine, what, &posted);
+        int rc = world->meet(*this, kStart, members, mine, what, &posted);
         if (rc != COCONET_OK) {
             return rc;
         }
@@ -438,7 +461,7 @@ struct ThreadsComm : coconet_comm {
         Posted result;
         result.status = rc;
         std::vector<Posted> posted;
-        const int done = world->meet(*this, kCollective, kInside, members, result, what, &posted);
+        const int done = world->meet(*this, kInside, members, result, what, &posted);
         if (!mismatch.empty()) {
             return fail(COCONET_ERR_INVALID, coconet_rt::op_label(rank, what) + ": " + mismatch);
         }
@@ -470,7 +493,10 @@ struct ThreadsComm : coconet_comm {
 
     // "rank q called <its call>", for a peer whose call differs from this rank's.
     static std::string peer_called(int q, const Posted &p) {
-        return "rank " + std::to_string(q) + " called " + (p.op ? p.op->what() : p.fused->what());
+        return "rank " + std::to_string(q) + " called " +
+               (p.op      ? p.op->what()
+                : p.fused ? p.fused->what()
+                          : *p.barrier);
     }
 
     // Ranks that meet must make the same call: every rank compares itself with
@@ -482,8 +508,8 @@ struct ThreadsComm : coconet_comm {
         for (int q : members) {
             const Posted &p = posted[q];
             if (!p.op || !p.op->same_call(op) || p.produced != produced) {
-                return peer_called(q, p) + " with other arguments" +
-                       (p.op ? extents_differ(*p.op, op) : "") +
+                return peer_called(q, p) +
+                       (p.op ? " with other arguments" + extents_differ(*p.op, op) : "") +
                        " at the same time: every participant must make the same collective "
                        "calls in the same order";
             }
@@ -534,8 +560,8 @@ struct ThreadsComm : coconet_comm {
         Posted status;
         status.status = reduced;
         std::vector<Posted> blocks;
-        int rc = world->meet(*this, kCollective, kInside, members, status,
-                             op.what() + " (reduced blocks)", &blocks);
+        int rc =
+            world->meet(*this, kInside, members, status, op.what() + " (reduced blocks)", &blocks);
         if (rc != COCONET_OK || reduced != COCONET_OK) {
             return rc != COCONET_OK ? rc : reduced;
         }
@@ -569,9 +595,8 @@ struct ThreadsComm : coconet_comm {
 
 } // namespace
 
-int coconet_threads_world::meet(ThreadsComm &c, Channel channel, Stage stage,
-                                const std::vector<int> &members, Posted mine,
-                                const std::string &what, std::vector<Posted> *all) {
+int coconet_threads_world::meet(ThreadsComm &c, Stage stage, const std::vector<int> &members,
+                                Posted mine, const std::string &what, std::vector<Posted> *all) {
     std::unique_lock<std::mutex> lock(mutex);
     auto aborted = [&] {
         return c.fail(COCONET_ERR_ABORTED,
@@ -581,7 +606,7 @@ int coconet_threads_world::meet(ThreadsComm &c, Channel channel, Stage stage,
     if (failed && give_up_on_failure) {
         return aborted();
     }
-    Rendezvous &r = rendezvous[RendezvousKey(channel, members)];
+    Rendezvous &r = rendezvous[members];
     if (r.posted.empty()) {
         r.posted.assign(size, Posted{});
         r.arrived_in.assign(size, 0);

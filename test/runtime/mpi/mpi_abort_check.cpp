@@ -120,10 +120,10 @@ int main() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string msg = coconet_comm_last_error(fresh);
     const std::string want = rank == 1 ? "rank 1: barrier 'between steps': rank 0 called "
-                                         "all_reduce 'step'"
+                                         "all_reduce 'step' at the same time"
                                        : "rank " + std::to_string(rank) +
                                              ": all_reduce 'step': rank 1 called barrier "
-                                             "'between steps'";
+                                             "'between steps' at the same time";
     ok = rc == COCONET_ERR_INVALID && contains(msg, want) && took < 2.0;
     std::printf("%s rank %d: refused after %.3f s: %s\n", ok ? "[PASS]" : "[FAIL]", rank, took,
                 msg.c_str());

@@ -598,6 +598,33 @@ TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
         CHECK_THAT(msg[r], Contains("(its global extents [" + std::to_string(5 - r) +
                                     "], this rank's [" + std::to_string(4 + r) + "])"));
     }
+    // A barrier against a collective of the world: refused at once (not
+    // after the timeout) on every rank, naming the other call; the world
+    // still meets afterwards.
+    int bc[3], after[3];
+    std::string bmsg[3];
+    const auto start = std::chrono::steady_clock::now();
+    run_thread_ranks(3, 30.0, [&](int r, coconet_comm *comm) {
+        TBox full = empty_box(1);
+        full.extent[0] = 4;
+        Buf in(type_of<float>(), full, false), out(type_of<float>(), full, false);
+        coconet_collective_desc d = make_desc(COCONET_ALL_REDUCE, full);
+        bc[r] = r == 2 ? coconet_barrier(comm, "checkpoint")
+                       : coconet_collective_call(comm, "g", &d, &in.b, &out.b);
+        bmsg[r] = coconet_comm_last_error(comm);
+        after[r] = coconet_barrier(comm, "after");
+    });
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 10.0);
+    for (int r = 0; r < 3; r++) {
+        INFO(bmsg[r]);
+        CHECK(bc[r] == COCONET_ERR_INVALID);
+        CHECK(after[r] == COCONET_OK);
+        CHECK_THAT(bmsg[r], Contains(r == 2 ? "rank 2: barrier 'checkpoint': rank 0 called "
+                                              "all_reduce 'g' at the same time"
+                                            : "rank " + std::to_string(r) +
+                                                  ": all_reduce 'g': rank 2 called barrier "
+                                                  "'checkpoint' at the same time"));
+    }
 }
 
 TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
