@@ -151,6 +151,10 @@ struct JitProgram::Table {
     std::vector<const char *> size_names;
     std::vector<coconet_size_constraint> constraints;
     coconet_aot_program program{};
+    // Per step, its count of kernels and each one's sources: what the
+    // communicator's backend chose, the only part that differs between
+    // communicators.
+    std::vector<int> chosen;
 
     Table(const JitProgram &jit, const coconet_comm *comm)
         : name("Program " + jit.compiled_->lowered.program.name()) {
@@ -204,6 +208,10 @@ struct JitProgram::Table {
                 }
                 st.nkernels = (int32_t)counts.size();
                 st.kernels = &kernels[first];
+            }
+            chosen.push_back(st.nkernels);
+            for (int k = 0; k < st.nkernels; k++) {
+                chosen.push_back(st.kernels[k].nsrc);
             }
             steps.push_back(st);
         }
@@ -330,6 +338,18 @@ RankBuffers JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs,
     return out;
 }
 
+const JitProgram::Table &JitProgram::table_for(const coconet_comm *comm) const {
+    auto built = std::make_unique<Table>(*this, comm);
+    std::lock_guard<std::mutex> lock(tables_mutex_);
+    for (const std::unique_ptr<Table> &t : tables_) {
+        if (t->chosen == built->chosen) {
+            return *t;
+        }
+    }
+    tables_.push_back(std::move(built));
+    return *tables_.back();
+}
+
 void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuffers &outputs,
                           const Sizes &sizes) const {
     // Checked against the live communicators, never read when destroyed.
@@ -352,7 +372,7 @@ void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuf
         coconet_comm_abort(comm, e.what());
         throw;
     }
-    const Table table(*this, comm);
+    const Table &table = table_for(comm);
     std::vector<halide_buffer_t *> args;
     for (const DFunc &f : a.inputs) {
         args.push_back(in.at(f.name()).raw_buffer());
@@ -443,7 +463,7 @@ void JitProgram::run_threads(ThreadWorld &world, const std::vector<RankBuffers> 
                           inputs[r], sizes);
     }
     // Compiles the fused kernels before any rank waits for another.
-    Table(*this, world.comm(0));
+    table_for(world.comm(0));
     outputs.resize(world_size);
     // A kept output that another rank reads, or that an earlier rank keeps
     // too, is dropped here: run_rank sees only its own rank's buffers.

@@ -125,6 +125,11 @@ private:
     struct Function;
     // The table the executor follows on a communicator (its kernels compiled).
     struct Table;
+    // The table for comm's backend, built on its first call and kept: the
+    // executor knows a program across calls by its table's address (the
+    // sizes the ranks last agreed on, window memory), so every call, from
+    // whatever frame or thread, must pass the same one.
+    const Table &table_for(const coconet_comm *comm) const;
     // The run-time sizes' values in the table's order; a size missing from
     // `sizes`, negative, or not the program's is a UserError.
     std::vector<int32_t> table_sizes(const Sizes &sizes) const;
@@ -137,6 +142,8 @@ private:
     std::vector<coconet_aot_combiner> combiners_; // the device collectives' (a GPU target)
     mutable std::mutex kernels_mutex_;
     mutable std::map<std::pair<int, int>, std::unique_ptr<Function>> kernels_;
+    mutable std::mutex tables_mutex_;
+    mutable std::vector<std::unique_ptr<Table>> tables_; // one per set of kernels chosen
 };
 
 } // namespace coconet

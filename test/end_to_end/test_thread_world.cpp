@@ -5,6 +5,7 @@
 // overlap tuning carries over from call to call, and misuse is a UserError,
 // not a hang.
 // A failed call on a kept world is in test_faults_threads.cpp.
+#include <functional>
 #include <thread>
 
 #include "Apps.h"
@@ -94,6 +95,57 @@ TEST_CASE("a kept ThreadWorld gives every call the reference's result in the sam
             }
         }
     }
+}
+
+namespace {
+
+// y = 3 * all_reduce(x), at the run-time size n: its calls agree on the
+// sizes only where they differ from the last call's.
+Program sized_sum(const std::string &name) {
+    const Halide::Param<int32_t> n("n");
+    DFunc x = input("x", Halide::Float(32), {n}, Local());
+    DFunc s = all_reduce(x, ReduceOp::Sum, "s");
+    Halide::Var i("i");
+    DFunc y("y");
+    y(i) = s(i) * 3.0f;
+    Program p(name);
+    p.output(y, Replicated());
+    return p;
+}
+
+// A call made from a frame 4 KiB below the caller's.
+[[gnu::noinline]] void call_deeper(const std::function<void()> &call) {
+    volatile char pad[4096];
+    pad[0] = 0;
+    call();
+    (void)pad[0];
+}
+
+} // namespace
+
+TEST_CASE("a kept ThreadWorld takes calls from any frame and thread, of programs named alike",
+          "[thread_world]") {
+    // Two programs of one name, each known to the world's communicators by
+    // its own table, whatever frame or thread calls it.
+    const Program one = sized_sum("sum"), other = sized_sum("sum");
+    const JitProgram first(one), second(other);
+    const Reference reference(one);
+    const int ranks = 3;
+    const Sizes sizes{{"n", 10}};
+    ThreadWorld world(ranks, 5.0);
+    const std::vector<RankBuffers> inputs = make_sized_inputs(one, ranks, sizes, 1);
+    const std::vector<RankBuffers> expected = reference.run(ranks, inputs, sizes);
+    int call = 0;
+    auto check = [&](const JitProgram &jit) {
+        INFO("call " << call++);
+        CHECK(max_abs_diff(jit.run_threads(world, inputs, sizes), expected) == 0.0);
+    };
+    check(first);
+    call_deeper([&] { check(first); });
+    std::thread([&] { check(first); }).join();
+    check(second);
+    call_deeper([&] { check(second); });
+    check(first);
 }
 
 TEST_CASE("a kept ThreadWorld's overlap tuning settles over its first calls", "[thread_world]") {

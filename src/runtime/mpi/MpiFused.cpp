@@ -108,8 +108,8 @@ int MpiComm::compare_calls(const Group &g, const FusedSignature &mine, Theirs &&
         if (q == rank || (s.same_call(mine) && s.path == mine.path)) {
             continue;
         }
-        // Against a barrier, the call differs in kind, not in its arguments.
-        const bool barrier = s.nout == kBarrierCall || mine.nout == kBarrierCall;
+        // A call of another kind or name differs in more than its arguments.
+        const bool same_name = std::strcmp(s.name, mine.name) == 0;
         std::string detail;
         if (s.same_call(mine)) {
             detail = " (rank " + std::to_string(q) + " takes the " + path_name(s.path) +
@@ -117,7 +117,7 @@ int MpiComm::compare_calls(const Group &g, const FusedSignature &mine, Theirs &&
         }
         return fail(COCONET_ERR_INVALID,
                     coconet_rt::op_label(rank, what) + ": rank " + std::to_string(q) + " called " +
-                        std::string(s.name) + (barrier ? "" : " with other arguments") +
+                        std::string(s.name) + (same_name ? " with other arguments" : "") +
                         " at the same time: every group member must make the same collective "
                         "calls in the same order" +
                         detail);

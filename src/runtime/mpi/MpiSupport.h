@@ -210,14 +210,11 @@ inline FusedSignature op_signature(const Op &op, int64_t path) {
 // coconet_barrier, or one of the runtime's own), so that ranks in different
 // barriers, or one in a barrier and another in a collective, are refused
 // naming each other instead of passing each other.
-// FusedSignature::nout of a barrier.
-constexpr int64_t kBarrierCall = INT32_MIN;
-
 inline FusedSignature barrier_signature(const char *call, const std::string &label) {
     FusedSignature s;
     std::memset(&s, 0, sizeof(s));
     s.name_hash = (int64_t)fnv1a_text(call);
-    s.nout = kBarrierCall; // neither a fused call's count of outputs nor a collective's kind
+    s.nout = INT32_MIN; // neither a fused call's count of outputs nor a collective's kind
     s.type_code = -1;
     std::snprintf(s.name, sizeof(s.name), "%s", label.c_str());
     return s;

@@ -376,9 +376,11 @@ struct ThreadsComm : coconet_comm {
         for (int q : members) {
             const Posted &p = posted[q];
             if (!p.fused || !p.fused->same_call(plan)) {
-                mismatch = peer_called(q, p) + (p.fused ? " with other arguments" : "") +
-                           " at the same time: every group member must make the same collective "
-                           "calls in the same order";
+                mismatch =
+                    peer_called(q, p) +
+                    (p.fused && p.fused->what() == plan.what() ? " with other arguments" : "") +
+                    " at the same time: every group member must make the same collective "
+                    "calls in the same order";
             }
         }
         if (mismatch.empty()) {
@@ -508,8 +510,10 @@ struct ThreadsComm : coconet_comm {
         for (int q : members) {
             const Posted &p = posted[q];
             if (!p.op || !p.op->same_call(op) || p.produced != produced) {
+                const bool same_kind_and_name = p.op && p.op->what() == op.what();
                 return peer_called(q, p) +
-                       (p.op ? " with other arguments" + extents_differ(*p.op, op) : "") +
+                       (same_kind_and_name ? " with other arguments" + extents_differ(*p.op, op)
+                                           : "") +
                        " at the same time: every participant must make the same collective "
                        "calls in the same order";
             }
