@@ -128,6 +128,23 @@ bool too_few_gpu_tiles(const Function &fn, const std::vector<int64_t> &extents) 
 // Whether u's innermost reduction loop has a constant extent of two unrolled
 // steps or more (the global extent: a rank's slice of it may be shorter, and
 // its tail is guarded).
+// Whether u's reduction runs fewer than DefaultSchedule::short_reduction
+// iterations, all its extents constant.
+bool short_reduction(const Definition &u) {
+    int64_t iterations = 1;
+    for (const ReductionVariable &rv : u.schedule().rvars()) {
+        const std::optional<int64_t> extent = as_const_int(rv.extent);
+        if (!extent) {
+            return false;
+        }
+        iterations *= *extent;
+        if (iterations >= DefaultSchedule::short_reduction) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool long_innermost_rvar(const Definition &u) {
     if (u.schedule().rvars().empty()) {
         return false;
@@ -315,12 +332,15 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             s.lanes /= 2; // a vector no row fills would run as its scalar tail
         }
         s.why = "vectors of " + std::to_string(s.lanes) + " along " + s.x;
+        bool serial = false, all_short = true;
         for (size_t i = 0; i < fn.updates().size(); i++) {
             const Definition &u = fn.updates()[i];
             if (!writes_at_pure_vars(fn, u) || !contiguous_along(u.values()[0], s.x)) {
-                continue; // Halide's loops: serial, in the definition's order
+                serial = true; // Halide's loops: serial, in the definition's order
+                continue;
             }
             s.reordered_updates.push_back((int)i);
+            all_short = all_short && short_reduction(u);
             if (long_innermost_rvar(u)) {
                 s.unrolled_updates.push_back((int)i);
             }
@@ -329,13 +349,22 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         for (int64_t e : extents) {
             bytes *= e;
         }
-        s.reductions_outermost = bytes <= cached_output_bytes;
+        using Reductions = DefaultSchedule::Reductions;
+        s.reductions = bytes <= cached_output_bytes ? Reductions::Outermost
+                       : all_short                  ? Reductions::AroundVectors
+                                                    : Reductions::OutsideRows;
         if (!s.reordered_updates.empty()) {
-            s.why += s.reductions_outermost ? ", reduction loops outside all its loops"
-                                            : ", reduction loops outside them";
+            s.why += s.reductions == Reductions::Outermost       ? ", reduction loops outside all "
+                                                                   "its loops"
+                     : s.reductions == Reductions::AroundVectors ? ", reduction loops just "
+                                                                   "outside each vector"
+                                                                 : ", reduction loops outside them";
         }
         if (!s.unrolled_updates.empty()) {
             s.why += ", the innermost unrolled by " + std::to_string(DefaultSchedule::unroll);
+        }
+        if (serial) {
+            s.why += ", reductions read across the vectors in Halide's serial loops";
         }
         d.emplace(c, s);
     }
@@ -365,7 +394,6 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
                 .unroll(inner);
             order.push_back(inner);
         }
-        order.push_back(x);
         for (size_t k = 0; k < rvars.size(); k++) {
             reductions.emplace_back(Halide::RVar(rvars[k].var + (k == 0 && unrolled ? "_o" : "")));
         }
@@ -374,12 +402,24 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
                 pure.emplace_back(Halide::Var(v));
             }
         }
-        if (s.reductions_outermost) {
+        if (s.reductions == DefaultSchedule::Reductions::AroundVectors) {
+            // The vector innermost, the reduction around it, then the rest of x.
+            const Halide::Var vector(s.x + "_v");
+            stage.split(x, x, vector, s.lanes, guard).vectorize(vector);
+            order.push_back(vector);
+            pure.insert(pure.begin(), x);
+        } else {
+            order.push_back(x);
+        }
+        if (s.reductions == DefaultSchedule::Reductions::Outermost) {
             std::swap(reductions, pure);
         }
         order.insert(order.end(), reductions.begin(), reductions.end());
         order.insert(order.end(), pure.begin(), pure.end());
-        stage.reorder(order).vectorize(x, s.lanes, guard);
+        stage.reorder(order);
+        if (s.reductions != DefaultSchedule::Reductions::AroundVectors) {
+            stage.vectorize(x, s.lanes, guard);
+        }
     }
 }
 

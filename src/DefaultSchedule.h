@@ -72,9 +72,15 @@ struct DefaultSchedule {
     std::string x;
     int lanes = 0;
     std::vector<int> reordered_updates, unrolled_updates;
-    // Whether those reduction loops go outside all its pure loops (an output
-    // small enough to stay in L1 while they sweep it), else just outside x.
-    bool reductions_outermost = false;
+    // Where those reduction loops go: outside all its pure loops (an output
+    // small enough to stay in L1 while they sweep it); just outside each
+    // vector where every reduction is short (a stencil's taps, a pooling's
+    // bag: each vector's sums stay in a register across them); else just
+    // outside the loop along x.
+    enum class Reductions { Outermost, AroundVectors, OutsideRows };
+    Reductions reductions = Reductions::OutsideRows;
+    // A reduction of fewer iterations than this (all constant) is short.
+    static constexpr int64_t short_reduction = 16;
     static constexpr int unroll = 8;
     std::string why; // what the plan says of the choice
 };

@@ -65,7 +65,9 @@ private:
             auto it = info.sliced_rvars.find(rv.var);
             if (it != info.sliced_rvars.end()) {
                 ExprRange s = rank_slice(it->second.group, it->second.extent, rank, world_size);
-                Expr lo = Halide::max(rv.min, s.begin);
+                // Inside the slice even where the domain starts past its end:
+                // an empty loop still asks for [lo, lo - 1] of the slice.
+                Expr lo = Halide::min(Halide::max(rv.min, s.begin), s.end);
                 Expr hi = Halide::min(rv.min + rv.extent, s.end);
                 nv.min = lo;
                 nv.extent = Halide::max(hi - lo, 0);

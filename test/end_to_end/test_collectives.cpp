@@ -42,6 +42,37 @@ TEST_CASE("all_reduce of a scalar partial sum", "[collectives]") {
     check_matches_reference(p);
 }
 
+TEST_CASE("all_reduce of partial sums over part of a sliced dimension", "[collectives]") {
+    // Elements 5 to 8 of 12: on 3 ranks the first slice ([0, 4)) ends
+    // before the domain starts, on 5 the last ones start after it ends.
+    DFunc x = input("x", Halide::Int(32), {12}, Sliced(0));
+    Halide::RDom k(5, 4, "k");
+    DFunc part("part", {});
+    part() = 0;
+    part() += x(k);
+    Program p("middle");
+    p.output(all_reduce(part, ReduceOp::Sum, "total"), Replicated());
+    for (int ranks : {1, 2, 3, 5}) {
+        INFO(ranks << " ranks");
+        const std::vector<RankBuffers> inputs = make_inputs(p, ranks, 3);
+        int32_t want = 0;
+        for (int i = 5; i < 9; i++) {
+            // Every element of x from the rank whose slice holds it.
+            for (const RankBuffers &r : inputs) {
+                const Halide::Buffer<int32_t> b = r.at("x");
+                if (i >= b.dim(0).min() && i <= b.dim(0).max()) {
+                    want += b(i);
+                }
+            }
+        }
+        const std::vector<RankBuffers> out = JitProgram(p).run_threads(ranks, inputs);
+        for (int r = 0; r < ranks; r++) {
+            CHECK(Halide::Buffer<int32_t>(out[r].at("total"))() == want);
+        }
+        CHECK(max_abs_diff(out, Reference(p).run(ranks, inputs)) == 0.0);
+    }
+}
+
 TEST_CASE("reduce_scatter along each dimension", "[collectives]") {
     for (int dim : {0, 1}) {
         for (Halide::Type t : types()) {

@@ -24,7 +24,8 @@ using Halide::Internal::Function;
 namespace {
 
 struct Shapes {
-    DFunc matmul, gemv, long_gemv, pooled, scaled, total, tiled_by_hand, vectorized_by_hand;
+    DFunc matmul, gemv, long_gemv, pooled, rows_sum, scaled, total, tiled_by_hand,
+        vectorized_by_hand;
     Program program{"shapes"};
 };
 
@@ -53,6 +54,10 @@ Shapes shapes() {
     s.pooled = DFunc("pooled");
     s.pooled(x, y) = 0.0f;
     s.pooled(x, y) += a(x, Halide::clamp(idx(q, y), 0, k - 1));
+    // 19 terms into 37 x 300 sums: a long reduction over rows too many for L1.
+    s.rows_sum = DFunc("rows_sum");
+    s.rows_sum(x, y) = 0.0f;
+    s.rows_sum(x, y) += wide(x, long_r) * Halide::cast<float>(idx(0, y));
     s.scaled = DFunc("scaled");
     s.scaled(x, y) = s.matmul(x, y) * 0.5f + s.gemv(x) + s.long_gemv(x);
     s.total = DFunc("total", {});
@@ -65,7 +70,9 @@ Shapes shapes() {
     s.vectorized_by_hand = DFunc("vectorized_by_hand");
     s.vectorized_by_hand(x, y) = s.scaled(x, y) + s.tiled_by_hand(x, y) + s.total();
     s.vectorized_by_hand.func().vectorize(x, 4);
-    s.program.output(s.vectorized_by_hand, Sliced(1)).output(s.pooled, Replicated());
+    s.program.output(s.vectorized_by_hand, Sliced(1))
+        .output(s.pooled, Replicated())
+        .output(s.rows_sum, Replicated());
     return s;
 }
 
@@ -136,8 +143,13 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
         CHECK(d->reordered_updates == std::vector<int>{0});
         CHECK(d->unrolled_updates.empty()); // 13 and 3 terms: too few to unroll
     }
-    CHECK(default_of(l, s.gemv)->reductions_outermost);
-    CHECK_FALSE(default_of(l, s.pooled)->reductions_outermost);
+    using Reductions = DefaultSchedule::Reductions;
+    CHECK(default_of(l, s.gemv)->reductions == Reductions::Outermost);
+    CHECK(default_of(l, s.pooled)->reductions == Reductions::AroundVectors);
+    const DefaultSchedule *rows_sum = default_of(l, s.rows_sum);
+    REQUIRE(rows_sum);
+    CHECK(rows_sum->reductions == Reductions::OutsideRows);
+    CHECK(rows_sum->unrolled_updates == std::vector<int>{0});
     const DefaultSchedule *long_gemv = default_of(l, s.long_gemv);
     REQUIRE(long_gemv);
     CHECK(long_gemv->unrolled_updates == std::vector<int>{0});
@@ -169,10 +181,16 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     REQUIRE(dims.size() >= 3);
     CHECK(dims[0].for_type == Halide::Internal::ForType::Unrolled);
     CHECK(dims[1].for_type == Halide::Internal::ForType::Vectorized);
-    // The pooling's bag loop sits just outside the vector, its rows outside that.
+    // The pooling's bag (3 rows) sits just outside each vector, the rest of
+    // x outside it: a vector's sums stay in a register over the bag.
     const Halide::Internal::Definition &pooled = funcs.at("pooled").update(0);
     CHECK(pooled.schedule().dims().front().for_type == Halide::Internal::ForType::Vectorized);
-    CHECK(loop_index(pooled, "q$x") < loop_index(pooled, "y"));
+    CHECK(loop_index(pooled, "q$x") == 1);
+    CHECK(loop_index(pooled, "x.x") == 2);
+    CHECK(loop_index(pooled, "y") == 3);
+    // A long reduction over a large output: outside the whole of x.
+    const Halide::Internal::Definition &rows = funcs.at("rows_sum").update(0);
+    CHECK(loop_index(rows, "x") < loop_index(rows, "long_r$x.long_r$x_o"));
 
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK(dump.find("  matmul: register tiles of 16 x " + std::to_string(cols) +
@@ -183,7 +201,10 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
                     " along x, reduction loops outside all its loops, the innermost unrolled "
                     "by 8\n") != std::string::npos);
     CHECK(dump.find("  pooled: vectors of " + std::to_string(lanes) +
-                    " along x, reduction loops outside them\n") != std::string::npos);
+                    " along x, reduction loops just outside each vector\n") != std::string::npos);
+    CHECK(dump.find("  rows_sum: vectors of " + std::to_string(lanes) +
+                    " along x, reduction loops outside them, the innermost unrolled by 8\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
@@ -531,7 +552,7 @@ TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",
     CHECK_FALSE(d->tile);
     CHECK(d->reordered_updates == std::vector<int>{0});
     // 8 x 9 sums fit in L1: the contraction sweeps them all, outside every loop.
-    CHECK(d->reductions_outermost);
+    CHECK(d->reductions == DefaultSchedule::Reductions::Outermost);
     const Halide::Internal::Definition &u = segment_funcs(l).at("c").update(0);
     REQUIRE(loop_index(u, "y") >= 0);
     CHECK(loop_index(u, "r$x") > loop_index(u, "y"));
