@@ -77,6 +77,27 @@ void coconet_comm::count_bytes(int kind, uint64_t n) {
     }
 }
 
+coconet_rt::CommUse::CommUse(coconet_comm *comm, const char *what, const char *name) : comm_(comm) {
+    const std::thread::id me = std::this_thread::get_id();
+    std::thread::id none;
+    if (comm->user.load() == me || comm->user.compare_exchange_strong(none, me)) {
+        comm->user_depth++;
+        return;
+    }
+    comm_ = nullptr;
+    status_ = comm->fail(
+        COCONET_ERR_INVALID,
+        op_label(comm->rank, name ? std::string(what) + " '" + name + "'" : std::string(what)) +
+            ": the communicator is in a call on another thread; a communicator "
+            "takes one call at a time (one thread per rank)");
+}
+
+coconet_rt::CommUse::~CommUse() {
+    if (comm_ && --comm_->user_depth == 0) {
+        comm_->user.store(std::thread::id());
+    }
+}
+
 int coconet_comm::device_call(coconet_device_fn fn, void *arg) {
     return with_device_context ? with_device_context(this, fn, arg) : fn(this, arg);
 }
@@ -178,7 +199,9 @@ int coconet_comm_last_error_code(const coconet_comm *comm) {
 }
 
 int coconet_barrier(coconet_comm *comm, const char *what) {
-    return comm->barrier(what ? what : "barrier");
+    what = what ? what : "barrier";
+    const coconet_rt::CommUse use(comm, "barrier", what);
+    return use.status() != COCONET_OK ? use.status() : comm->barrier(what);
 }
 
 void coconet_comm_abort(coconet_comm *comm, const char *reason) {

@@ -8,11 +8,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
+#include "coconet_aot.h"
 #include "core/Collective.h"
 #include "core/Fused.h"
 #include "device/LibraryCollective.h"
-#include "coconet_aot.h"
 
 struct coconet_comm;
 
@@ -142,6 +143,36 @@ struct coconet_comm {
     // What the executor keeps for this communicator between calls
     // (executor/ExecutorState.h), created by its first call.
     std::shared_ptr<coconet_rt::ExecutorState> executor;
+    // The thread in a call on this communicator (none: a default id), and how
+    // deep its calls nest (a library's pipelines call its collectives): see
+    // CommUse.
+    std::atomic<std::thread::id> user{};
+    int user_depth = 0;
 };
+
+namespace coconet_rt {
+
+// One thread at a time calls a communicator: two calls of one rank would
+// take each other's place in its meetings with the peers (a barrier passing
+// without them, a peer reading a call that has returned). Held for a call's
+// length by the C API's entry points; a call from another thread meanwhile is
+// refused (COCONET_ERR_INVALID, naming the rank and the call), and the call
+// in progress goes on.
+class CommUse {
+public:
+    // `what` and `name` name the call in the refusal: "barrier 'b'".
+    CommUse(coconet_comm *comm, const char *what, const char *name = nullptr);
+    ~CommUse();
+    CommUse(const CommUse &) = delete;
+    CommUse &operator=(const CommUse &) = delete;
+    // COCONET_OK, or the refusal's code (the message set on comm).
+    int status() const { return status_; }
+
+private:
+    coconet_comm *comm_;
+    int status_ = COCONET_OK;
+};
+
+} // namespace coconet_rt
 
 #endif

@@ -81,6 +81,10 @@ int run_collective(coconet_comm *comm, const char *name, const void *desc, size_
                      name ? name : "");
         return COCONET_ERR_INVALID;
     }
+    const coconet_rt::CommUse use(comm, "collective", name ? name : "");
+    if (use.status() != COCONET_OK) {
+        return use.status();
+    }
     coconet_collective_desc d;
     std::string problem = coconet_rt::read_desc(desc, bytes, &d);
     if (!problem.empty()) {

@@ -281,6 +281,10 @@ int coconet_fused_reduce_scatter(coconet_comm *comm, const coconet_fused_call *c
                               std::to_string(sizeof(coconet_fused_call)) +
                               " bytes); rebuild the caller against this runtime's headers");
     }
+    const coconet_rt::CommUse use(comm, "fused call", call->name ? call->name : "");
+    if (use.status() != COCONET_OK) {
+        return use.status();
+    }
     coconet_rt::FusedPlan plan(*call, comm->size);
     const std::string problem = plan.check(comm->rank);
     if (!problem.empty()) {

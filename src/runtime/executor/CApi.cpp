@@ -91,6 +91,10 @@ int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
                                 std::string("coconet_aot_release: ") +
                                     (p ? "not a live communicator" : "the program table is NULL"));
     }
+    const coconet_rt::CommUse use(comm, "coconet_aot_release of", p->name);
+    if (use.status() != COCONET_OK) {
+        return use.status();
+    }
     coconet_rt::executor_state(comm).host_pool.release();
     return comm->release_value_memory(coconet_rt::value_memory_prefix(*p));
 }
@@ -131,6 +135,11 @@ int coconet_aot_run_sized(coconet_comm *comm, const coconet_aot_program *p, cons
                               std::to_string(COCONET_AOT_VERSION) + " (" +
                               std::to_string(sizeof(coconet_aot_program)) +
                               " bytes); rebuild the library with this CoCoNet's generator driver");
+    }
+    // Refused without aborting: the call in progress on the other thread goes on.
+    const coconet_rt::CommUse use(comm, p->name);
+    if (use.status() != COCONET_OK) {
+        return use.status();
     }
     // From here, a failing rank aborts the communicator, so that peers
     // waiting for it fail at once (under MPI, at their next wait) instead of

@@ -1,6 +1,11 @@
 // CoCoNet runtime: communicators (threads, MPI; NCCL in coconet_nccl.h) and the
 // collective entry point that lowered Halide pipelines call as extern stages. C ABI
 // so that AOT-compiled pipelines and any C/C++ build can link it.
+//
+// A communicator is one rank's, called by one thread at a time: a call made
+// from another thread while one is in progress (a library's, a collective, a
+// fused call, a barrier) is refused with COCONET_ERR_INVALID, and the call in
+// progress goes on. coconet_comm_abort may come from any thread.
 #ifndef COCONET_RUNTIME_H
 #define COCONET_RUNTIME_H
 

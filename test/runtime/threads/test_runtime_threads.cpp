@@ -627,6 +627,42 @@ TEST_CASE("ranks making different calls at once are told so", "[runtime]") {
     }
 }
 
+TEST_CASE("a rank's communicator takes one call at a time", "[runtime]") {
+    // Two threads of rank 0 call coconet_barrier at once: whichever comes
+    // second is refused at once, naming the call, and the first meets rank 1
+    // (which comes once the refused one has returned). No barrier passes
+    // without rank 1, nothing crashes.
+    std::atomic<int> returned{0};
+    int rc[2] = {-1, -1};
+    std::string msg[2];
+    int rank1 = -1;
+    run_thread_ranks(2, 30.0, [&](int r, coconet_comm *comm) {
+        if (r == 1) {
+            while (returned.load() == 0) {
+                std::this_thread::yield();
+            }
+            rank1 = coconet_barrier(comm, "b");
+            return;
+        }
+        auto call = [&](int k) {
+            rc[k] = coconet_barrier(comm, "b");
+            if (rc[k] != COCONET_OK) {
+                msg[k] = coconet_comm_last_error(comm);
+            }
+            returned++;
+        };
+        std::thread other(call, 1);
+        call(0);
+        other.join();
+    });
+    CHECK(rank1 == COCONET_OK);
+    CHECK(((rc[0] == COCONET_OK && rc[1] == COCONET_ERR_INVALID) ||
+           (rc[0] == COCONET_ERR_INVALID && rc[1] == COCONET_OK)));
+    CHECK_THAT(msg[0] + msg[1], Contains("rank 0: barrier 'b': the communicator is in a call on "
+                                         "another thread; a communicator takes one call at a "
+                                         "time"));
+}
+
 TEST_CASE("a missing rank times out with its name", "[runtime][timeout]") {
     for (int missing : {1, 2}) {
         std::string errors[4];
