@@ -15,11 +15,12 @@ std::string called(CollectiveKind kind, const DFunc &f, const std::string &name)
 
 DFunc make_collective(const DFunc &f, CollectiveDesc desc, const std::string &name) {
     const char *what = to_string(desc.kind);
-    coconet_user_assert(f.defined() && f.func().defined())
+    coconet_user_assert(f.defined() && f.get_contents()->func.defined())
         << called(desc.kind, f, name)
         << ": the input has no definition yet; define it before passing it to a collective.";
-    coconet_user_assert(f.func().outputs() == 1)
-        << called(desc.kind, f, name) << ": " << f.name() << " has " << f.func().outputs()
+    const Halide::Func &source = f.get_contents()->func;
+    coconet_user_assert(source.outputs() == 1)
+        << called(desc.kind, f, name) << ": " << f.name() << " has " << source.outputs()
         << " values; collectives take single-valued Funcs.";
     coconet_user_assert(f.dimensions() <= 4)
         << called(desc.kind, f, name) << ": " << f.name() << " has " << f.dimensions()
@@ -30,7 +31,8 @@ DFunc make_collective(const DFunc &f, CollectiveDesc desc, const std::string &na
     c.get_contents()->collective = desc;
     // The placeholder is an extern Func so that it can be called like any other;
     // lowering replaces it with the runtime's extern stage.
-    c.func().define_extern("coconet_placeholder", {f.func()}, f.func().type(), f.dimensions());
+    c.get_contents()->func.define_extern("coconet_placeholder", {source}, source.type(),
+                                         f.dimensions());
     return c;
 }
 

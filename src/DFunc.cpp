@@ -245,6 +245,14 @@ int DFunc::dimensions() const {
 }
 
 Halide::Func &DFunc::func() const {
+    coconet_user_assert(contents) << "func() on a null DFunc.";
+    coconet_user_assert(contents->kind == FuncKind::Compute)
+        << contents->name << ".func(): " << contents->name << " is "
+        << (contents->kind == FuncKind::Input
+                ? std::string("an input")
+                : std::string("a collective (") + to_string(contents->collective->kind) + ")")
+        << ", whose Halide Func is the runtime's; Halide's directives apply to computed Funcs "
+           "(a collective is scheduled with split_collective, overlap and fuse_with).";
     return contents->func;
 }
 

@@ -165,6 +165,14 @@ TEST_CASE("collectives' arguments are checked when built, naming the collective"
                Contains("reduce 'rv' of x: root -1 is negative."));
     CHECK_THAT(message_of<UserError>([&] { broadcast(x, -2); }),
                Contains("broadcast of x: root -2 is negative."));
+    // Halide's directives on a collective or an input: refused naming it,
+    // not Halide's error about the runtime's Func.
+    DFunc s = all_reduce(x, ReduceOp::Sum, "s");
+    Var i("i");
+    CHECK_THAT(message_of<UserError>([&] { s.func().vectorize(i, 4); }),
+               Contains("s.func(): s is a collective (all_reduce), whose Halide Func is the "
+                        "runtime's; Halide's directives apply to computed Funcs"));
+    CHECK_THAT(message_of<UserError>([&] { x.func(); }), Contains("x.func(): x is an input"));
 }
 
 TEST_CASE("element types the collectives do not take are refused when declared", "[error]") {
