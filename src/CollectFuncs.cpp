@@ -17,16 +17,22 @@ public:
         if (done.count(f.get())) {
             return;
         }
-        coconet_internal_assert(!active.count(f.get())) << "cycle through " << f->name;
+        coconet_user_assert(!active.count(f.get()))
+            << "Program " << program.name() << ": " << f->name << " depends on itself ("
+            << cycle_from(f.get()) << "): an update of a Func cannot read a value computed "
+            << "from that Func (such as a collective of it); give the updated value a Func of "
+            << "its own.";
         auto named = by_name.find(f->name);
         coconet_user_assert(named == by_name.end() || named->second == f.get())
             << "Program " << program.name() << " uses two different distributed Funcs named "
             << f->name << "; give them distinct names" << Internal::unnamed_hint(DFunc(f)) << ".";
         by_name[f->name] = f.get();
         active.insert(f.get());
+        path.push_back(f.get());
         for (const auto &dep : dependencies(f, user)) {
             visit(dep, f->name);
         }
+        path.pop_back();
         active.erase(f.get());
         done.insert(f.get());
         analysis.order.push_back(DFunc(f));
@@ -36,6 +42,17 @@ public:
     }
 
 private:
+    // "a reads s, which reads a": the path from f's visit to this one, in
+    // the order each reads the next.
+    std::string cycle_from(const DFuncContents *f) const {
+        const auto start = std::find(path.begin(), path.end(), f);
+        std::string text = f->name;
+        for (auto it = start + 1; it != path.end(); ++it) {
+            text += (it == start + 1 ? " reads " : ", which reads ") + (*it)->name;
+        }
+        return text + (path.end() - start > 1 ? ", which reads " : " reads ") + f->name;
+    }
+
     std::vector<std::shared_ptr<DFuncContents>>
     dependencies(const std::shared_ptr<DFuncContents> &f, const std::string &user) {
         switch (f->kind) {
@@ -73,6 +90,7 @@ private:
     const Program &program;
     Analysis &analysis;
     std::set<const DFuncContents *> done, active;
+    std::vector<const DFuncContents *> path; // the Funcs being visited, outermost first
     std::map<std::string, const DFuncContents *> by_name;
 };
 

@@ -227,6 +227,26 @@ private:
         return next_constant ? next : have;
     }
 
+    // A rank computes only its slice of a Func sliced along dimension d, so
+    // each update must write there at the pure variable, as the definition.
+    void check_updates_write_slices(int d) const {
+        const Halide::Internal::Function fn = f.func.function();
+        for (size_t u = 0; u < fn.updates().size(); u++) {
+            const Expr &at = fn.updates()[u].args()[d];
+            const Variable *v = at.as<Variable>();
+            std::ostringstream printed;
+            printed << at;
+            std::string index = printed.str(); // as the user writes an RDom's variables: r.x
+            std::replace(index.begin(), index.end(), '$', '.');
+            coconet_user_assert(v && v->name == fn.args()[d])
+                << f.name << " is sliced along dimension " << d << " (it reads " << sliced_user
+                << "), and its update " << u + 1 << " writes it at index " << index
+                << " there: a rank computes only its own slice, so an update of a sliced Func "
+                << "must write at its pure variable " << fn.args()[d]
+                << " there. all_gather what it reads first to compute it Replicated.";
+        }
+    }
+
     Layout layout(const Extents &extents) {
         const Group g = group.value_or(Group::world());
         coconet_user_assert(g.is_world() || !extents.empty())
@@ -244,6 +264,7 @@ private:
                       ": the slices would not line up.",
                   f.name + " reads " + sliced_user + " sliced along its dimension " +
                       std::to_string(*sliced_dim));
+            check_updates_write_slices(*sliced_dim);
             return Sliced(*sliced_dim, g);
         }
         if (local_user || partial_user) {

@@ -55,6 +55,28 @@ TEST_CASE("reading a slice at another index is refused", "[error]") {
     CHECK_THAT(msg, Contains("all_gather(m)"));
 }
 
+TEST_CASE("an update writing a sliced Func at other indices is refused", "[error]") {
+    DFunc x = input("x", Halide::Int(32), {12}, Sliced(0));
+    Var i("i");
+    Halide::RDom r(1, 11, "r");
+    DFunc scan("scan");
+    scan(i) = x(i);
+    scan(r) = scan(r) + scan(r - 1); // a prefix sum across the ranks' slices
+    Program p("scan");
+    p.output(scan, Sliced(0));
+    CHECK_THAT(analyze_error(p), Contains("scan is sliced along dimension 0 (it reads x "
+                                          "(Sliced(0))), and its update 1 writes it at index "
+                                          "r.x there"));
+    DFunc first("first");
+    first(i) = x(i);
+    first(0) = 100;
+    Program q("first");
+    q.output(first, Sliced(0));
+    CHECK_THAT(analyze_error(q),
+               Contains("its update 1 writes it at index 0 there: a rank computes only "
+                        "its own slice"));
+}
+
 TEST_CASE("collectives check their input layouts", "[error]") {
     DFunc s = input("s", Float(32), {8}, Sliced(0));
     DFunc l = input("l", Float(32), {8}, Local());

@@ -100,3 +100,20 @@ TEST_CASE("collect_funcs: a Func read by several consumers and by itself appears
     CHECK(position(a, left) < position(a, y));
     CHECK(position(a, right) < position(a, y));
 }
+
+TEST_CASE("collect_funcs: a Func that depends on itself is refused, naming the cycle",
+          "[passes][error]") {
+    // An update of a reading a collective of a: each needs the other first.
+    DFunc x = input("x", Halide::Int(32), {12}, Local());
+    Var i("i");
+    DFunc a("a");
+    a(i) = x(i);
+    DFunc s = all_reduce(a, ReduceOp::Sum, "s");
+    a(i) += s(i);
+    Program p("cycle");
+    p.output(s, Replicated());
+    CHECK_THAT(coconet_test::message_of<UserError>([&] { collect_funcs(p); }),
+               Catch::Matchers::Contains("Program cycle: s depends on itself (s reads a, which "
+                                         "reads s): an update of a Func cannot read a value "
+                                         "computed from that Func"));
+}
