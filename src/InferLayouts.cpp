@@ -234,11 +234,14 @@ private:
         for (size_t u = 0; u < fn.updates().size(); u++) {
             const Expr &at = fn.updates()[u].args()[d];
             const Variable *v = at.as<Variable>();
+            if (v && v->name == fn.args()[d]) {
+                continue;
+            }
             std::ostringstream printed;
             printed << at;
             std::string index = printed.str(); // as the user writes an RDom's variables: r.x
             std::replace(index.begin(), index.end(), '$', '.');
-            coconet_user_assert(v && v->name == fn.args()[d])
+            coconet_user_error
                 << f.name << " is sliced along dimension " << d << " (it reads " << sliced_user
                 << "), and its update " << u + 1 << " writes it at index " << index
                 << " there: a rank computes only its own slice, so an update of a sliced Func "
