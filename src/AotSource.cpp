@@ -311,6 +311,8 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             "ninputs", plan.ninputs)("noutputs", plan.output_values.size())("args", args)(
             "output_values", output_values)("nsteps", plan.steps.size())("steps", "steps")(
             "with_device_context", "nullptr")("set_error_handler", "halide_set_error_handler")(
+            "set_custom_malloc", "halide_set_custom_malloc")("set_custom_free",
+                                                             "halide_set_custom_free")(
             "device_interface",
             plan.device_interface.empty() ? "nullptr" : plan.device_interface + "()")(
             "device_api", plan.device_api)("ndevice_stages", plan.device_stages.size())(

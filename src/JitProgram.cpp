@@ -5,6 +5,7 @@
 #include "Compile.h"
 #include "Error.h"
 #include "Lower.h"
+#include "executor/ExecutorState.h"
 
 namespace coconet {
 
@@ -23,6 +24,15 @@ coconet_comm *comm_of(void *uc) {
 
 void record_error(Halide::JITUserContext *uc, const char *msg) {
     static_cast<RankContext *>(uc)->error += msg;
+}
+
+// The pipeline's memory comes from the rank's pool, kept between calls.
+void *rank_malloc(Halide::JITUserContext *uc, size_t bytes) {
+    return coconet_rt::pipeline_malloc(comm_of(uc), bytes);
+}
+
+void rank_free(Halide::JITUserContext *uc, void *p) {
+    coconet_rt::pipeline_free(comm_of(uc), p);
 }
 
 int32_t jit_rank(void *uc) {
@@ -114,6 +124,8 @@ struct JitProgram::Function {
         RankContext ctx;
         ctx.comm = comm;
         ctx.handlers.custom_error = record_error;
+        ctx.handlers.custom_malloc = rank_malloc;
+        ctx.handlers.custom_free = rank_free;
         Halide::JITUserContext *uc = &ctx;
         std::vector<const void *> argv(args, args + f.argc);
         argv[0] = &uc;

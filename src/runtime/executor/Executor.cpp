@@ -11,9 +11,11 @@
 
 namespace {
 
-// The error handler a library's Halide runtime had before ours (Halide's
-// default, or the application's): it gets the errors of other pipelines.
+// What a library's Halide runtime had before ours (Halide's defaults, or the
+// application's): they serve the pipelines of others.
 std::atomic<halide_error_handler_t> previous_handler{nullptr};
+std::atomic<halide_malloc_t> previous_malloc{nullptr};
+std::atomic<halide_free_t> previous_free{nullptr};
 
 // A pipeline's error on a rank's communicator becomes the rank's error (the
 // pipeline then returns its code to the executor) instead of Halide's
@@ -37,8 +39,25 @@ void rank_error_handler(void *user_context, const char *msg) {
     }
 }
 
-// Installs rank_error_handler in the program's Halide runtime, once.
-void chain_error_handler(const coconet_aot_program &p) {
+// A pipeline on a rank's communicator allocates from the rank's pool.
+void *rank_malloc(void *user_context, size_t bytes) {
+    if (coconet_rt::is_live_comm(user_context)) {
+        return coconet_rt::pipeline_malloc(static_cast<coconet_comm *>(user_context), bytes);
+    }
+    const halide_malloc_t m = previous_malloc.load();
+    return m ? m(user_context, bytes) : nullptr;
+}
+
+void rank_free(void *user_context, void *p) {
+    if (coconet_rt::is_live_comm(user_context)) {
+        coconet_rt::pipeline_free(static_cast<coconet_comm *>(user_context), p);
+    } else if (const halide_free_t f = previous_free.load()) {
+        f(user_context, p);
+    }
+}
+
+// Installs the handlers above in the program's Halide runtime, once.
+void chain_runtime_handlers(const coconet_aot_program &p) {
     if (!p.set_error_handler) {
         return;
     }
@@ -49,6 +68,14 @@ void chain_error_handler(const coconet_aot_program &p) {
         const halide_error_handler_t old = p.set_error_handler(rank_error_handler);
         if (old != rank_error_handler) {
             previous_handler = old;
+        }
+        const halide_free_t old_free = p.set_custom_free(rank_free);
+        if (old_free != rank_free) {
+            previous_free = old_free;
+        }
+        const halide_malloc_t old_malloc = p.set_custom_malloc(rank_malloc);
+        if (old_malloc != rank_malloc) {
+            previous_malloc = old_malloc;
         }
     }
 }
@@ -66,6 +93,8 @@ Executor::Executor(coconet_comm *comm, const SizedProgram &sized)
     // reduce on the device with its combiners.
     comm->with_device_context = p_.with_device_context;
     comm->running = &p_;
+    // The pipelines allocate from its pool (pipeline_malloc).
+    executor_state(comm);
 }
 
 Executor::~Executor() {
@@ -80,7 +109,7 @@ Executor::~Executor() {
 }
 
 void Executor::run(halide_buffer_t *const *args) {
-    chain_error_handler(p_);
+    chain_runtime_handlers(p_);
     check_world();
     check_device_slices();
     bind_arguments(args);

@@ -13,6 +13,23 @@ ExecutorState &executor_state(coconet_comm *comm) {
     return *comm->executor;
 }
 
+namespace {
+
+// Read, never created, here: Halide's worker threads allocate at once.
+HostPool *pool_of(coconet_comm *comm) {
+    return comm->executor ? &comm->executor->host_pool : nullptr;
+}
+
+} // namespace
+
+void *pipeline_malloc(coconet_comm *comm, size_t bytes) {
+    return HostPool::pipeline_malloc(pool_of(comm), bytes);
+}
+
+void pipeline_free(coconet_comm *comm, void *p) {
+    HostPool::pipeline_free(pool_of(comm), p);
+}
+
 } // namespace coconet_rt
 
 extern "C" {

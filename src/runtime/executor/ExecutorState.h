@@ -52,6 +52,13 @@ struct ExecutorState {
 // comm's state, created at its first use.
 ExecutorState &executor_state(coconet_comm *comm);
 
+// Halide's allocator for the pipelines that run on comm (halide_malloc and
+// halide_free): HostPool::pipeline_malloc with comm's pool, so that a large
+// intermediate Func is not faulted in afresh at every call. The executor
+// creates comm's state before it runs a pipeline.
+void *pipeline_malloc(coconet_comm *comm, size_t bytes);
+void pipeline_free(coconet_comm *comm, void *p);
+
 } // namespace coconet_rt
 
 #endif

@@ -53,7 +53,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 11
+#define COCONET_AOT_VERSION 12
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -163,10 +163,14 @@ typedef struct {
     // runtime: with_device_context(comm, fn, arg) runs fn(that context, arg).
     // NULL: the communicator is that context (AOT libraries).
     int (*with_device_context)(coconet_comm *comm, coconet_device_fn fn, void *arg);
-    // The error handler of the program's Halide runtime (NULL: none to offer),
-    // which the executor chains so that a pipeline's error becomes the rank's
-    // error (Halide's default handler aborts the process).
+    // The error handler and allocator of the program's Halide runtime (NULL:
+    // none to offer; all three or none), which the executor chains: a
+    // pipeline's error becomes the rank's error (Halide's default handler
+    // aborts the process), and a pipeline's memory comes from the rank's pool
+    // of host memory kept between calls.
     halide_error_handler_t (*set_error_handler)(halide_error_handler_t handler);
+    halide_malloc_t (*set_custom_malloc)(halide_malloc_t user_malloc);
+    halide_free_t (*set_custom_free)(halide_free_t user_free);
     // A GPU-target program's device (NULL for a host target): where its
     // device collective stages move data that a rank holds on the host.
     const struct halide_device_interface_t *device_interface;
@@ -257,7 +261,8 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
 // MPI, the window memory holding its fused passes' values, made at p's first
 // call there and kept for the communicator's life otherwise
 // (coconet_mpi_window_bytes); and the host memory of the executor's values
-// that calls gave back (every program's: at most 1 GiB per rank is kept,
+// and its pipelines' allocations that calls gave back (every program's: at
+// most 1 GiB per rank is kept,
 // COCONET_HOST_POOL=off keeps none). Collective: every rank calls it at the same
 // point (a rank that does not is named when the others' wait times out).
 // p's next call makes them again. Returns 0 (also when nothing was kept), or

@@ -1,7 +1,8 @@
 // The executor's host memory pool (runtime/executor/HostPool.h): a block given back
 // serves the next request of its size, aligned for vector loads; free memory
 // stays under the cap, oldest blocks released first; release() empties it;
-// ranks' threads take and give concurrently.
+// ranks' threads take and give concurrently; Halide pipelines allocate
+// their large Funcs from it, aligned and padded as Halide wants.
 #include <cstdint>
 #include <vector>
 
@@ -74,4 +75,36 @@ TEST_CASE("threads take and give blocks concurrently", "[runtime][pool]") {
         }
     });
     CHECK(wrong == std::vector<int>(4, 0));
+}
+
+TEST_CASE("a pipeline's large allocation comes from the pool, its small ones from the heap",
+          "[runtime][pool]") {
+    HostPool pool;
+    const size_t big = HostPool::kMinPipelineBytes, small = 1000;
+    void *first = HostPool::pipeline_malloc(&pool, big);
+    REQUIRE(first);
+    CHECK(reinterpret_cast<uintptr_t>(first) % 64 == 0);
+    // Halide reads a little before and past its allocations.
+    static_cast<uint8_t *>(first)[-8] = 1;
+    static_cast<uint8_t *>(first)[big + 8] = 1;
+    HostPool::pipeline_free(&pool, first);
+    CHECK(pool.free_bytes() > big);
+    void *again = HostPool::pipeline_malloc(&pool, big);
+    CHECK(again == first);
+    CHECK(pool.free_bytes() == 0);
+    HostPool::pipeline_free(&pool, again);
+
+    const size_t kept = pool.free_bytes();
+    void *little = HostPool::pipeline_malloc(&pool, small);
+    REQUIRE(little);
+    CHECK(reinterpret_cast<uintptr_t>(little) % 64 == 0);
+    HostPool::pipeline_free(&pool, little);
+    CHECK(pool.free_bytes() == kept);
+
+    // Without a pool nothing is kept; a size no memory holds is refused.
+    void *alone = HostPool::pipeline_malloc(nullptr, big);
+    REQUIRE(alone);
+    HostPool::pipeline_free(nullptr, alone);
+    CHECK(HostPool::pipeline_malloc(&pool, SIZE_MAX) == nullptr);
+    HostPool::pipeline_free(&pool, nullptr);
 }
