@@ -335,8 +335,12 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         bool serial = false, all_short = true;
         for (size_t i = 0; i < fn.updates().size(); i++) {
             const Definition &u = fn.updates()[i];
-            if (!writes_at_pure_vars(fn, u) || !contiguous_along(u.values()[0], s.x)) {
+            if (!writes_at_pure_vars(fn, u)) {
                 serial = true; // Halide's loops: serial, in the definition's order
+                continue;
+            }
+            if (!contiguous_along(u.values()[0], s.x)) {
+                s.gathered_updates.push_back((int)i);
                 continue;
             }
             s.reordered_updates.push_back((int)i);
@@ -363,8 +367,11 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (!s.unrolled_updates.empty()) {
             s.why += ", the innermost unrolled by " + std::to_string(DefaultSchedule::unroll);
         }
+        if (!s.gathered_updates.empty()) {
+            s.why += ", reductions read across the vectors gathering an element per lane";
+        }
         if (serial) {
-            s.why += ", reductions read across the vectors in Halide's serial loops";
+            s.why += ", reductions writing elsewhere in Halide's serial loops";
         }
         d.emplace(c, s);
     }
@@ -376,7 +383,11 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
     const Halide::Var x(s.x);
     f.vectorize(x, s.lanes, guard);
     for (int i = 0; i < (int)f.function().updates().size(); i++) {
-        if (!std::count(s.reordered_updates.begin(), s.reordered_updates.end(), i)) {
+        if (std::count(s.gathered_updates.begin(), s.gathered_updates.end(), i)) {
+            // Each lane's sum in its own order, many sums at once: the loads
+            // are strided, but the additions no longer wait on each other.
+            f.update(i).vectorize(x, s.lanes, guard);
+        } else if (!std::count(s.reordered_updates.begin(), s.reordered_updates.end(), i)) {
             f.update(i).unscheduled(); // Halide's loops, on purpose
         }
     }

@@ -14,8 +14,12 @@
 //     run their reduction loops just outside the vector (outside all its
 //     loops where the Func fits in L1), a long innermost one in unrolled
 //     steps of 8 inside it, so that the partial sums stay in a register for
-//     8 terms (a GEMV's or a pooling's loop order). Other updates keep
-//     Halide's serial loops (a LayerNorm's mean over each token's features).
+//     8 terms (a GEMV's or a pooling's loop order). Other updates that
+//     write at its pure variables (a LayerNorm's mean over each token's
+//     features) keep Halide's loop order, vectorized along that dimension:
+//     a strided element per lane, but one sum per lane at once instead of a
+//     chain of additions. Updates writing elsewhere keep Halide's serial
+//     loops.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
 // reduction gets register tiles
@@ -69,9 +73,11 @@ struct DefaultSchedule {
     // (by index) whose reduction loops move just outside them; of those, the
     // ones whose innermost reduction loop runs in unrolled steps of
     // `unroll` inside the vector.
+    // The updates that read across the vectors (gathered_updates) keep
+    // Halide's loop order, vectorized along x.
     std::string x;
     int lanes = 0;
-    std::vector<int> reordered_updates, unrolled_updates;
+    std::vector<int> reordered_updates, unrolled_updates, gathered_updates;
     // Where those reduction loops go: outside all its pure loops (an output
     // small enough to stay in L1 while they sweep it); just outside each
     // vector where every reduction is short (a stencil's taps, a pooling's

@@ -3,8 +3,9 @@
 // a MatMul gets register tiles (on a GPU target, a plain one the device's
 // BLAS), a GEMV, a pooling and a pointwise Func get
 // vectors with their reductions outside them (a long one unrolled inside the
-// vector), vectors no wider than a row, a reduction to a scalar and
-// the Funcs the user scheduled keep Halide's defaults. End to end, the
+// vector), a mean per token vectors gathering its strided rows, vectors no
+// wider than a row, a reduction to a scalar and the Funcs the user scheduled
+// keep Halide's defaults. End to end, the
 // program equals the reference with the default on and off.
 #include <algorithm>
 #include <tuple>
@@ -24,7 +25,7 @@ using Halide::Internal::Function;
 namespace {
 
 struct Shapes {
-    DFunc matmul, gemv, long_gemv, pooled, rows_sum, scaled, total, tiled_by_hand,
+    DFunc matmul, gemv, long_gemv, pooled, rows_sum, row_mean, scaled, total, tiled_by_hand,
         vectorized_by_hand;
     Program program{"shapes"};
 };
@@ -58,6 +59,13 @@ Shapes shapes() {
     s.rows_sum = DFunc("rows_sum");
     s.rows_sum(x, y) = 0.0f;
     s.rows_sum(x, y) += wide(x, long_r) * Halide::cast<float>(idx(0, y));
+    // A mean per token over its 7 features tokens(0..6, t): a vector along t
+    // reads a strided element per lane.
+    DFunc tokens = input("tokens", Float(32), {7, 299}, Sliced(1));
+    Halide::RDom c(0, 7, "c");
+    s.row_mean = DFunc("row_mean");
+    s.row_mean(x) = 0.0f;
+    s.row_mean(x) += tokens(c, x) / 7.0f;
     s.scaled = DFunc("scaled");
     s.scaled(x, y) = s.matmul(x, y) * 0.5f + s.gemv(x) + s.long_gemv(x);
     s.total = DFunc("total", {});
@@ -72,7 +80,8 @@ Shapes shapes() {
     s.vectorized_by_hand.func().vectorize(x, 4);
     s.program.output(s.vectorized_by_hand, Sliced(1))
         .output(s.pooled, Replicated())
-        .output(s.rows_sum, Replicated());
+        .output(s.rows_sum, Replicated())
+        .output(s.row_mean, Sliced(0));
     return s;
 }
 
@@ -153,6 +162,10 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     const DefaultSchedule *long_gemv = default_of(l, s.long_gemv);
     REQUIRE(long_gemv);
     CHECK(long_gemv->unrolled_updates == std::vector<int>{0});
+    const DefaultSchedule *row_mean = default_of(l, s.row_mean);
+    REQUIRE(row_mean);
+    CHECK(row_mean->reordered_updates.empty());
+    CHECK(row_mean->gathered_updates == std::vector<int>{0});
     const DefaultSchedule *scaled = default_of(l, s.scaled);
     REQUIRE(scaled);
     CHECK(scaled->reordered_updates.empty());
@@ -205,6 +218,9 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     CHECK(dump.find("  rows_sum: vectors of " + std::to_string(lanes) +
                     " along x, reduction loops outside them, the innermost unrolled by 8\n") !=
           std::string::npos);
+    CHECK(dump.find("  row_mean: vectors of " + std::to_string(lanes) +
+                    " along x, reductions read across the vectors gathering an element per "
+                    "lane\n") != std::string::npos);
 }
 
 TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
@@ -222,10 +238,11 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
     CHECK(d->lanes == 2);
 }
 
-TEST_CASE("choose_default_schedules: a reduction read across its vectors keeps its serial loops",
+TEST_CASE("choose_default_schedules: a reduction read across its vectors sums a token per lane",
           "[passes][default_schedule]") {
     // A LayerNorm's mean per token: token t's features are y(0..h, t), so
-    // vectors along t would load a strided element per lane.
+    // vectors along t load a strided element per lane, and each lane adds
+    // its token's features in their order.
     DFunc y = input("y", Float(32), {24, 40}, Replicated());
     Var t("t");
     Halide::RDom k(0, 24, "k");
@@ -239,8 +256,31 @@ TEST_CASE("choose_default_schedules: a reduction read across its vectors keeps i
     const DefaultSchedule *d = default_of(l, mean);
     REQUIRE(d);
     CHECK(d->reordered_updates.empty());
-    CHECK_FALSE(has_vectorized_loop(segment_funcs(l).at("mean").update(0)));
-    CHECK(has_vectorized_loop(segment_funcs(l).at("mean").definition()));
+    CHECK(d->gathered_updates == std::vector<int>{0});
+    const Function mean_fn = segment_funcs(l).at("mean");
+    CHECK(has_vectorized_loop(mean_fn.definition()));
+    // The features' loop innermost, serial; the tokens' vector outside it.
+    const std::vector<Halide::Internal::Dim> &dims = mean_fn.update(0).schedule().dims();
+    REQUIRE(dims.size() >= 2);
+    CHECK(dims.front().var == "k$x");
+    CHECK(dims.front().for_type == Halide::Internal::ForType::Serial);
+    CHECK(has_vectorized_loop(mean_fn.update(0)));
+    // A histogram writes elsewhere than its pure variables: Halide's serial loops.
+    DFunc hist("hist", {40});
+    hist(t) = 0.0f;
+    hist(Halide::clamp(Halide::cast<int>(mean(k)), 0, 39)) += 1.0f;
+    Program q("hist");
+    q.output(hist, Replicated());
+    const LoweredProgram lq =
+        lower(q, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+    const DefaultSchedule *h = default_of(lq, hist);
+    REQUIRE(h);
+    CHECK(h->gathered_updates.empty());
+    CHECK_FALSE(has_vectorized_loop(segment_funcs(lq).at("hist").update(0)));
+    CHECK_THAT(dump_default_schedules(lq.defaults, lq.analysis),
+               Catch::Contains("hist: vectors of " +
+                               std::to_string(d->lanes) +
+                               " along t, reductions writing elsewhere in Halide's serial loops"));
 }
 
 TEST_CASE("choose_default_schedules: none without a CPU target for it",
