@@ -182,6 +182,11 @@ void ThreadWorld::run(const std::function<void(coconet_comm *)> &body) {
         << "ThreadWorld::run on a world of " << p.size
         << " ranks while another call runs on it (from another thread, or from a rank's body): "
            "one call at a time.";
+    if (coconet_threads_world_failed(p.world.get())) {
+        // A call on one of its communicators outside run() failed and marked
+        // the world failed (that call reported it): its ranks cannot meet again.
+        p.world = make_world(p.size, p.timeout_seconds);
+    }
     std::fill(p.errors.begin(), p.errors.end(), std::string());
     std::fill(p.codes.begin(), p.codes.end(), COCONET_OK);
     p.body = &body;

@@ -25,8 +25,10 @@ public:
 
     int size() const;
     double timeout_seconds() const; // the timeout the ranks have
-    // Rank r's communicator, valid until the next call that fails (or the
-    // world's end).
+    // Rank r's communicator, valid until the next call that fails, the next
+    // call after an operation on one of these communicators failed outside
+    // run() (the world is then made anew: a failure marks the whole world
+    // failed), or the world's end.
     coconet_comm *comm(int rank) const;
 
     // Runs body(comm(r)) for every rank r, each on its rank's thread (rank 0

@@ -383,6 +383,9 @@ TEST_CASE("a null table or argument array is refused", "[aot][error]") {
     std::unique_ptr<coconet_threads_world, void (*)(coconet_threads_world *)> world(
         coconet_threads_world_create(1, 5.0), coconet_threads_world_destroy);
     coconet_comm *comm = coconet_threads_world_comm(world.get(), 0);
+    // Releasing: nothing is kept on thread ranks, so a program never run is fine.
+    CHECK(coconet_aot_release(comm, aot_adam_program()) == COCONET_OK);
+    CHECK(coconet_mpi_window_bytes(comm) == 0);
     CHECK(coconet_aot_run(comm, nullptr, nullptr) == COCONET_ERR_INVALID);
     CHECK_THAT(coconet_comm_last_error(comm),
                Contains("coconet_aot_run: the program table is NULL"));
@@ -392,9 +395,8 @@ TEST_CASE("a null table or argument array is refused", "[aot][error]") {
     CHECK(coconet_aot_run(nullptr, nullptr, nullptr) == COCONET_ERR_INVALID);
     CHECK_THAT(coconet_comm_last_error(nullptr),
                Contains("coconet_aot_run: the program table is NULL"));
-    // Releasing: nothing is kept on thread ranks, so a program never run is fine.
-    CHECK(coconet_aot_release(comm, aot_adam_program()) == COCONET_OK);
-    CHECK(coconet_mpi_window_bytes(comm) == 0);
+    // The failed calls aborted the world: its ranks cannot meet to release.
+    CHECK(coconet_aot_release(comm, aot_adam_program()) == COCONET_ERR_ABORTED);
     CHECK(coconet_aot_release(comm, nullptr) == COCONET_ERR_INVALID);
     CHECK_THAT(coconet_comm_last_error(comm),
                Contains("coconet_aot_release: the program table is NULL"));
@@ -540,6 +542,22 @@ TEST_CASE("calls in different orders on different ranks fail naming the call, ne
                                               "barrier 'checkpoint' at the same time"));
         CHECK_THAT(results[1].error, Contains("rank 1: barrier 'checkpoint': rank 0 called "
                                               "all_reduce 'summed' at the same time"));
+    }
+    SECTION("rank 0 releases the MLP while rank 1 runs it") {
+        const auto start = std::chrono::steady_clock::now();
+        const std::vector<RankResult> results =
+            on_thread_ranks(2, timeout, [&](int r, coconet_comm *comm) -> int {
+                return r == 0 ? coconet_aot_release(comm, mlp) : run(mlp, r, comm);
+            });
+        // Refused at once on both ranks, each naming the other's call.
+        CHECK(seconds_since(start) < timeout);
+        CHECK(results[0].code == COCONET_ERR_INVALID);
+        CHECK(results[1].code == COCONET_ERR_INVALID);
+        CHECK_THAT(results[0].error,
+                   Contains("rank 0: barrier 'coconet_aot_release of aot_megatron_mlp_none': "
+                            "rank 1 called all_reduce 'summed' at the same time"));
+        CHECK_THAT(results[1].error, Contains("rank 1: all_reduce 'summed': rank 0 called barrier "
+                                              "'coconet_aot_release of aot_megatron_mlp_none'"));
     }
 }
 

@@ -354,9 +354,43 @@ TEST_CASE("a Halide error on the ranks fails the run instead of hanging it", "[e
     Program p("p");
     p.output(all_reduce(ahead), Replicated());
     JitProgram jit(p);
-    std::string msg = message_of<RuntimeError>([&] { jit.run_threads(3, make_inputs(p, 3), 5.0); });
+    int code = 0;
+    std::string msg = message_of<RuntimeError>([&] {
+        try {
+            jit.run_threads(3, make_inputs(p, 3), 5.0);
+        } catch (const RuntimeError &e) {
+            code = e.code();
+            throw;
+        }
+    });
     CHECK_THAT(msg, Contains("Program p, rank"));
     CHECK_THAT(msg, Contains("Input buffer g"));
+    CHECK(code == COCONET_ERR_BACKEND); // Halide's own codes are not the runtime's
+}
+
+TEST_CASE("a buffer over Halide's 2^31 bytes is named as the user wrote it", "[error]") {
+    // 65536 x 32769 bytes: 2^31 + 2^16, computed from 16 bytes.
+    DFunc x = input("x", Halide::UInt(8), {16}, Local());
+    Var i, j;
+    DFunc big("big", {65536, 32769});
+    big(i, j) = x(i % 16);
+    Program p("big");
+    p.output(big, Local());
+    JitProgram jit(p);
+    int code = 0;
+    const std::string msg = message_of<RuntimeError>([&] {
+        try {
+            jit.run_threads(1, make_inputs(p, 1), 5.0);
+        } catch (const RuntimeError &e) {
+            code = e.code();
+            throw;
+        }
+    });
+    INFO(msg);
+    CHECK(code == COCONET_ERR_INVALID);
+    CHECK_THAT(msg, Contains("big "));
+    CHECK_THAT(msg, !Contains("$"));
+    CHECK_THAT(msg, Contains("a Halide buffer holds at most 2^31 - 1 bytes"));
 }
 
 TEST_CASE("the plan names every stage, its layout and each rank's box", "[error]") {

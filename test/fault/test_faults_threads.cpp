@@ -213,3 +213,29 @@ TEST_CASE("a kept ThreadWorld whose call failed runs the next call", "[fault][th
         CHECK(max_abs_diff(outputs, Reference(program).run(kRanks, inputs)) == 0.0);
     }
 }
+
+TEST_CASE("a kept ThreadWorld whose communicator failed outside a call runs the next call",
+          "[fault][thread_world]") {
+    Var i("i");
+    DFunc x = input("x", Halide::Float(32), {10}, Local());
+    Program program("fault_outside_run");
+    program.output(all_reduce(x, ReduceOp::Sum, "s"), Replicated());
+    const JitProgram jit(program);
+    ThreadWorld world(kRanks, kTimeout);
+    const std::vector<RankBuffers> inputs = make_inputs(program, kRanks, 5);
+    const std::vector<RankBuffers> expected = Reference(program).run(kRanks, inputs);
+    SECTION("a rank's call alone from the caller's thread times out") {
+        const auto start = std::chrono::steady_clock::now();
+        const std::string error = coconet_test::message_of<RuntimeError>(
+            [&] { jit.run_rank(world.comm(kFaulty), inputs[kFaulty]); });
+        CHECK_THAT(error, Contains("timed out"));
+        CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+              kTimeout + 5.0);
+    }
+    SECTION("the caller aborts a rank's communicator") {
+        coconet_comm_abort(world.comm(kFaulty), "the caller gave up");
+    }
+    // That failure was reported where it happened; the next call starts afresh.
+    CHECK(max_abs_diff(jit.run_threads(world, inputs), expected) == 0.0);
+    CHECK(max_abs_diff(jit.run_threads(world, inputs), expected) == 0.0);
+}

@@ -95,7 +95,14 @@ int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p) {
     if (use.status() != COCONET_OK) {
         return use.status();
     }
+    // The pool is this rank's alone: freed even when the ranks cannot meet.
     coconet_rt::executor_state(comm).host_pool.release();
+    // Collective: a peer in another call (a library's collective) is named at
+    // once, as barriers name it, rather than waiting out its timeout.
+    const int met = comm->barrier((std::string("coconet_aot_release of ") + p->name).c_str());
+    if (met != COCONET_OK) {
+        return met;
+    }
     return comm->release_value_memory(coconet_rt::value_memory_prefix(*p));
 }
 

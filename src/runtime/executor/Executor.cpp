@@ -3,6 +3,7 @@
 #include "executor/Executor.h"
 
 #include <atomic>
+#include <cctype>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -17,6 +18,23 @@ std::atomic<halide_error_handler_t> previous_handler{nullptr};
 std::atomic<halide_malloc_t> previous_malloc{nullptr};
 std::atomic<halide_free_t> previous_free{nullptr};
 
+// Halide names the Funcs it lowers after the user's, made unique with `$`
+// and a number (`g$1`): messages name them as the user wrote them.
+std::string user_names(const std::string &m) {
+    std::string out;
+    for (size_t i = 0; i < m.size(); i++) {
+        if (m[i] == '$' && i > 0 && (std::isalnum((unsigned char)m[i - 1]) || m[i - 1] == '_') &&
+            i + 1 < m.size() && std::isdigit((unsigned char)m[i + 1])) {
+            while (i + 1 < m.size() && std::isdigit((unsigned char)m[i + 1])) {
+                i++;
+            }
+            continue;
+        }
+        out += m[i];
+    }
+    return out;
+}
+
 // A pipeline's error on a rank's communicator becomes the rank's error (the
 // pipeline then returns its code to the executor) instead of Halide's
 // default, which aborts the process. An extern stage of ours that failed has
@@ -25,7 +43,7 @@ void rank_error_handler(void *user_context, const char *msg) {
     if (coconet_rt::is_live_comm(user_context)) {
         if (!std::strstr(msg, "external stage coconet_")) {
             auto *comm = static_cast<coconet_comm *>(user_context);
-            std::string m(msg);
+            std::string m = user_names(msg);
             while (!m.empty() && m.back() == '\n') {
                 m.pop_back();
             }
@@ -261,7 +279,19 @@ void Executor::call(const coconet_function &f, coconet_rt::ScratchVector<void *>
             msg = "Halide pipeline " + std::to_string(s) + " failed with Halide error " +
                   std::to_string(status) + " (Halide printed the reason)";
         }
-        fail(status, msg);
+        // An extern stage of ours returns a COCONET_ERR_* code; Halide's own
+        // codes are mapped to them, as coconet_comm_last_error_code promises.
+        const bool ours = status <= COCONET_ERR_TIMEOUT && status >= COCONET_ERR_INTERNAL;
+        if (!ours) {
+            msg = user_names(msg);
+        }
+        const bool too_large = status == halide_error_code_buffer_allocation_too_large ||
+                               status == halide_error_code_buffer_extents_too_large;
+        if (too_large) {
+            msg += " (a Halide buffer holds at most 2^31 - 1 bytes: slice the value over more "
+                   "ranks, or make it smaller)";
+        }
+        fail(ours ? status : too_large ? COCONET_ERR_INVALID : COCONET_ERR_BACKEND, msg);
     }
 }
 

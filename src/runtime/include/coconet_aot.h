@@ -264,7 +264,10 @@ int coconet_aot_run(coconet_comm *comm, const coconet_aot_program *p,
 // and its pipelines' allocations that calls gave back (every program's: at
 // most 1 GiB per rank is kept,
 // COCONET_HOST_POOL=off keeps none). Collective: every rank calls it at the same
-// point (a rank that does not is named when the others' wait times out).
+// point; its ranks meet as in coconet_barrier, so a peer in another library's
+// call is named at once, and a rank that never comes when the wait times out;
+// after a failed call aborted the communicator it frees the host memory and
+// returns COCONET_ERR_ABORTED.
 // p's next call makes them again. Returns 0 (also when nothing was kept), or
 // an error code with the message in coconet_comm_last_error(comm).
 int coconet_aot_release(coconet_comm *comm, const coconet_aot_program *p);

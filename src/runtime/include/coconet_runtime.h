@@ -29,7 +29,7 @@ enum {
     COCONET_ERR_TIMEOUT = -1001,  // a peer did not arrive in time
     COCONET_ERR_ABORTED = -1002,  // another rank failed first
     COCONET_ERR_INVALID = -1003,  // bad arguments (buffer extents, groups, types)
-    COCONET_ERR_BACKEND = -1004,  // the backend (MPI, NCCL, CUDA) reported an error
+    COCONET_ERR_BACKEND = -1004,  // the backend (MPI, NCCL, CUDA) or a Halide pipeline failed
     COCONET_ERR_INTERNAL = -1005, // a bug in CoCoNet itself
 };
 
@@ -64,6 +64,10 @@ coconet_threads_world *coconet_threads_world_create(int nranks, double timeout_s
 // The communicator of one rank; owned by the world.
 coconet_comm *coconet_threads_world_comm(coconet_threads_world *world, int rank);
 void coconet_threads_world_destroy(coconet_threads_world *world);
+// 1 when a timeout or an abort (coconet_comm_abort, a failed library call)
+// marked the world failed: its ranks' later operations fail with
+// COCONET_ERR_ABORTED, so a caller makes a new world. 0 otherwise, and for NULL.
+int coconet_threads_world_failed(coconet_threads_world *world);
 
 // ---- MPI backend: one rank per process (mpirun), library coconet_runtime_mpi. ----
 // 1 when the runtime was built with MPI.

@@ -696,4 +696,12 @@ void coconet_threads_world_destroy(coconet_threads_world *world) {
     delete world;
 }
 
+int coconet_threads_world_failed(coconet_threads_world *world) {
+    if (!world) {
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(world->mutex);
+    return world->failed ? 1 : 0;
+}
+
 } // extern "C"

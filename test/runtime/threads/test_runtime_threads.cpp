@@ -754,6 +754,13 @@ TEST_CASE("abort stops the other ranks at once", "[runtime][abort]") {
     });
     CHECK(brc == COCONET_ERR_ABORTED);
     CHECK_THAT(bmsg, Contains("rank 1: barrier 'after abort' aborted: rank 0 failed: oops"));
+    // The world says it failed, for a caller keeping it to make a new one.
+    coconet_threads_world *world = coconet_threads_world_create(2, 30.0);
+    CHECK(coconet_threads_world_failed(world) == 0);
+    coconet_comm_abort(coconet_threads_world_comm(world, 1), "given up");
+    CHECK(coconet_threads_world_failed(world) == 1);
+    coconet_threads_world_destroy(world);
+    CHECK(coconet_threads_world_failed(nullptr) == 0);
 }
 
 TEST_CASE("byte counters and op counts", "[runtime][traffic]") {
