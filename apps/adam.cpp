@@ -23,7 +23,8 @@ AdamState adam_state(const OptimizerConfig &c) {
     s.g_sum = all_reduce(s.g, ReduceOp::Sum, "g_sum");
     if (c.schedule != Schedule::None) {
         // The moments are computed on slices, so they read the reduce_scatter
-        // directly and the gradients are never gathered.
+        // directly and the gradients are never gathered. (Unscheduled, the
+        // lowering finds that itself; the fused pass needs it said.)
         s.g_sum.split_collective(0);
     }
 

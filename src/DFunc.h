@@ -81,6 +81,9 @@ struct DFuncContents {
     // Schedule (split_collective, compute_sliced): this Func's value is the
     // all_gather `gathered` of `sliced_part`, which is computed on slices.
     std::shared_ptr<DFuncContents> sliced_part, gathered;
+    // The split is the lowering's (narrow_all_reduces), not the user's: a
+    // later lowering may redo or undo it, and split_collective replaces it.
+    bool split_by_default = false;
     // The directive that made this Func ("y.compute_sliced()"), for messages
     // about a Func the user never named; empty for the user's own.
     std::string made_by;

@@ -6,6 +6,7 @@
 #include "CoCoNet.h"
 #include "CollectFuncs.h"
 #include "InferLayouts.h"
+#include "NarrowAllReduces.h"
 #include "PrintPlan.h"
 #include "coconet_runtime.h"
 
@@ -25,6 +26,10 @@ LoweredProgram lower(const Program &program, const LowerOptions &options) {
     debug_dump("collect_funcs", program, [&] { return dump_analysis(a); });
     infer_layouts(program, a);
     debug_dump("infer_layouts", program, [&] { return dump_analysis(a); });
+    if (narrow_all_reduces(program, a)) {
+        a = analyze(program);
+    }
+    debug_dump("narrow_all_reduces", program, [&] { return dump_analysis(a); });
     std::vector<FusedPass> passes = find_fused_passes(a);
     debug_dump("find_fused_passes", program, [&] { return dump_fused_passes(passes); });
     Liveness liveness = find_liveness(program, a, passes);

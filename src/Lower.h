@@ -1,6 +1,7 @@
 // Lowering a distributed program, top to bottom: find its Funcs, infer layouts
-// and shapes, find the fused passes, what is live and where everything runs,
-// then build the SPMD Halide pipelines that every rank runs. With
+// and shapes, compute the all_reduces nothing needs whole as reduce_scatters,
+// find the fused passes, what is live and where everything runs, then build
+// the SPMD Halide pipelines that every rank runs. With
 // COCONET_DEBUG=1 in the environment, lower() prints what each pass produced
 // to stderr.
 #ifndef COCONET_LOWER_H

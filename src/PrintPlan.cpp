@@ -70,7 +70,10 @@ std::string note(const PlanStep &step, const SpmdPipeline &spmd, const Analysis 
     case StepRole::Input: return "";
     case StepRole::Dead: return "dead: no consumer reads it, not emitted";
     case StepRole::FusedDead: return "dead: no consumer reads the fused pass, not emitted";
-    case StepRole::Split: return "split into " + f.sliced_part->name + " + " + f.gathered->name;
+    case StepRole::Split:
+        return f.split_by_default
+                   ? "computed as " + f.sliced_part->name + ": every reader reads only its slice"
+                   : "split into " + f.sliced_part->name + " + " + f.gathered->name;
     case StepRole::ComputedOnSlices:
         return "computed on slices as " + f.sliced_part->name + ", gathered by " + f.gathered->name;
     case StepRole::SendsSlices:

@@ -35,7 +35,7 @@ DFunc &DFunc::split_collective(int dim) {
         << "split_collective(" << c.name << ", " << dim << "): " << c.name << " has "
         << dimensions() << " dimensions"
         << (dimensions() == 0 ? "; a scalar all_reduce cannot be split." : ".");
-    coconet_user_assert(!contents->sliced_part)
+    coconet_user_assert(!contents->sliced_part || contents->split_by_default)
         << "split_collective(" << c.name << "): already split.";
     DFunc source(c.collective->source);
     DFunc scatter = reduce_scatter(source, dim, c.collective->op, c.name + "_rs");
@@ -45,6 +45,7 @@ DFunc &DFunc::split_collective(int dim) {
     gather.get_contents()->made_by = made_by;
     contents->sliced_part = scatter.get_contents();
     contents->gathered = gather.get_contents();
+    contents->split_by_default = false;
     return *this;
 }
 
@@ -55,7 +56,7 @@ DFunc &DFunc::compute_sliced() {
     const std::string name = c.name + "_sliced";
     // The value a gathered Func stands for, before its gather (or null).
     auto before_gather = [](const DFuncContents &f) -> std::shared_ptr<DFuncContents> {
-        if (f.gathered) {
+        if (f.gathered && !f.split_by_default) {
             return f.sliced_part;
         }
         if (f.kind == FuncKind::Collective && f.collective->kind == CollectiveKind::AllGather) {
@@ -147,7 +148,7 @@ DFunc &DFunc::fuse_with(const DFunc &collective, const FuseOptions &options) {
     if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::ReduceScatter) {
         scatter = collective.get_contents();
     } else if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllReduce &&
-               c.sliced_part) {
+               c.sliced_part && !c.split_by_default) {
         scatter = c.sliced_part;
     } else if (c.kind == FuncKind::Collective && c.collective->kind == CollectiveKind::AllGather) {
         scatter = collective.get_contents();

@@ -2,24 +2,18 @@
 
 namespace coconet {
 
-namespace {
-
-// Whether every read of the gathered Func `split` in `consumer` is at the
-// consumer's own slice of its sliced part: the consumer is sliced along the
-// same extent of the same group, indexed by its sliced pure variable.
-bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &split,
-                          const Analysis &a) {
+bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &callee,
+                          const Layout &sliced, const Extents &extents, const Analysis &a) {
     const FuncInfo &c = a.of(&consumer);
-    const FuncInfo &s = a.of(split.sliced_part.get());
-    const int d = s.layout.dim;
-    if (c.layout.kind != LayoutKind::Sliced || c.layout.group != s.layout.group ||
-        !same_extent(c.extents[c.layout.dim], s.extents[d])) {
+    const int d = sliced.dim;
+    if (c.layout.kind != LayoutKind::Sliced || c.layout.group != sliced.group ||
+        !same_extent(c.extents[c.layout.dim], extents[d])) {
         return false;
     }
     const std::string &var = consumer.func.function().args()[c.layout.dim];
     for (const auto &def : definitions_of(consumer)) {
         for (const auto &call : distributed_calls(consumer, def)) {
-            if (call.callee.get() != &split) {
+            if (call.callee.get() != &callee) {
                 continue;
             }
             const auto *v = call.args[d].as<Halide::Internal::Variable>();
@@ -31,15 +25,14 @@ bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &sp
     return true;
 }
 
-} // namespace
-
 const DFuncContents *scheduled_target(const DFuncContents *consumer, const DFuncContents &callee,
                                       const Analysis &analysis) {
     if (!callee.gathered) {
         return &callee;
     }
+    const FuncInfo &part = analysis.of(callee.sliced_part.get());
     const bool slice = consumer && consumer->kind == FuncKind::Compute &&
-                       reads_only_its_slice(*consumer, callee, analysis);
+                       reads_only_its_slice(*consumer, callee, part.layout, part.extents, analysis);
     return slice ? callee.sliced_part.get() : callee.gathered.get();
 }
 

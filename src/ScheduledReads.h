@@ -10,6 +10,13 @@
 
 namespace coconet {
 
+// Whether every read of `callee` in `consumer` is at the consumer's own slice
+// of a value of layout `sliced` (Sliced) and `extents`: the consumer is
+// sliced along the same extent of the same group, and indexes that dimension
+// with its sliced pure variable.
+bool reads_only_its_slice(const DFuncContents &consumer, const DFuncContents &callee,
+                          const Layout &sliced, const Extents &extents, const Analysis &a);
+
 // The Func that `consumer`'s reads of `callee` go to: callee itself, its sliced
 // part, or its all_gather. A null consumer (a collective's input or a program
 // output) reads the whole value.

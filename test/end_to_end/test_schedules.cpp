@@ -42,11 +42,14 @@ TEST_CASE("split Adam scatters the gradients and never gathers them", "[schedule
     CHECK_THAT(plan, Contains("[reads its slice of g_sum_rs for g_sum]"));
     CHECK_THAT(plan, Contains("[split into g_sum_rs + g_sum_ag]"));
 
-    // Unscheduled, the all_reduce is one stage and nothing is dead.
+    // Unscheduled, the lowering computes the all_reduce as its reduce_scatter
+    // all the same (every reader reads only its slice), and the plan says so.
     opt.schedule = apps::Schedule::None;
     std::string plain = print_plan(lower(apps::adam(opt)), 3);
-    CHECK_THAT(plain, Contains("collective g_sum = all_reduce<sum>(g)"));
-    CHECK_THAT(plain, !Contains("dead"));
+    CHECK_THAT(plain, Contains("collective g_sum_rs = reduce_scatter<sum>(g)  Sliced(0)  "
+                               "r0:[0..4] r1:[4..8] r2:[8..10]"));
+    CHECK_THAT(plain, Contains("[reads its slice of g_sum_rs for g_sum]"));
+    CHECK_THAT(plain, Contains("[computed as g_sum_rs: every reader reads only its slice]"));
 }
 
 TEST_CASE("a split whose consumers need the whole value keeps the all_gather", "[schedules]") {
@@ -137,11 +140,11 @@ TEST_CASE("collective traffic follows the schedule", "[schedules][traffic]") {
                 all_reduces += t.ops[COCONET_ALL_REDUCE];
                 scatters += t.ops[COCONET_REDUCE_SCATTER];
             }
-            // Unscheduled, the moments ask the all_reduce only for their slices
-            // (Halide's bounds inference), so it moves no more than the reduce_scatter.
+            // Unscheduled too, the moments read only their slices of the sum,
+            // so the lowering computes it as the reduce_scatter.
             CHECK(reduced == scatter);
-            CHECK(all_reduces == (split ? 0u : (uint64_t)ranks));
-            CHECK(scatters == (split ? (uint64_t)ranks : 0u));
+            CHECK(all_reduces == 0u);
+            CHECK(scatters == (uint64_t)ranks);
             // The new parameters are gathered once: (R-1) N floats in all.
             CHECK(gathered == scatter);
         }
