@@ -30,8 +30,7 @@ int narrow_dim(const DFuncContents &f, const Program &program, const Analysis &a
         }
         for (const auto &def : definitions_of(c)) {
             for (const auto &call : distributed_calls(c, def)) {
-                if (call.callee.get() == &f &&
-                    (readers.empty() || readers.back() != &c)) {
+                if (call.callee.get() == &f && (readers.empty() || readers.back() != &c)) {
                     readers.push_back(&c);
                 }
             }
@@ -72,8 +71,7 @@ bool narrow_all_reduces(const Program &program, const Analysis &analysis) {
         // Funcs must not take the names of the user's.
         const bool named_free =
             f.sliced_part || (!names.count(f.name + "_rs") && !names.count(f.name + "_ag"));
-        const int d =
-            f.overlap_chunks > 0 || !named_free ? -1 : narrow_dim(f, program, analysis);
+        const int d = f.overlap_chunks > 0 || !named_free ? -1 : narrow_dim(f, program, analysis);
         const int now = f.sliced_part ? f.sliced_part->collective->dim : -1;
         if (d == now) {
             continue;

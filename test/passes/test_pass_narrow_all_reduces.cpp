@@ -55,7 +55,8 @@ TEST_CASE("narrow_all_reduces: readers of their slices only", "[passes]") {
         CHECK(l.live.count(rs) == 1);
         CHECK(l.live.count(contents(s.sum)->gathered.get()) == 0);
         CHECK(l.live.count(contents(s.sum)) == 0);
-        CHECK_THAT(rs->made_by, Contains("the lowering (every reader of sum reads only its slice)"));
+        CHECK_THAT(rs->made_by,
+                   Contains("the lowering (every reader of sum reads only its slice)"));
         coconet_test::check_matches_reference(p);
     }
 }
@@ -131,8 +132,7 @@ TEST_CASE("narrow_all_reduces: an all_reduce needed whole stays whole", "[passes
     }
 }
 
-TEST_CASE("narrow_all_reduces: each lowering decides afresh; the user's split wins",
-          "[passes]") {
+TEST_CASE("narrow_all_reduces: each lowering decides afresh; the user's split wins", "[passes]") {
     Summed s = summed(0);
     Var x("x"), y("y");
     DFunc a("a"), r("r");
@@ -163,8 +163,7 @@ TEST_CASE("narrow_all_reduces: each lowering decides afresh; the user's split wi
     CHECK_FALSE(contents(s.sum)->split_by_default);
 }
 
-TEST_CASE("narrow_all_reduces: the pass alone reports whether the Funcs changed",
-          "[passes]") {
+TEST_CASE("narrow_all_reduces: the pass alone reports whether the Funcs changed", "[passes]") {
     Summed s = summed(1);
     Var x("x"), y("y");
     DFunc a("a");

@@ -38,52 +38,26 @@ int MpiComm::all_reduce_by_blocks(Op &op, MPI_Comm gc, const halide_buffer_t *in
 
 int MpiComm::native_reduction(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
                               const std::string &what) {
-    const Group &g = op.src;
     const Box want = coconet_rt::box_of(out);
-    const bool gets_result = op.kind != COCONET_REDUCE || rank == g.first + op.root;
-    // REDUCE_SCATTER sends each member's slice, in order; the others the input.
-    std::vector<Box> sends;
-    for (int q = g.first; q < g.first + g.size; q++) {
-        if (op.kind == COCONET_REDUCE_SCATTER || q == rank) {
-            sends.push_back(op.kind == COCONET_REDUCE_SCATTER ? op.output_limit(q)
-                                                              : op.input_box(rank));
-        }
-    }
+    const bool gets_result = op.kind == COCONET_ALL_REDUCE || rank == op.src.first + op.root;
     const Box result = gets_result ? op.output_limit(rank) : coconet_rt::no_box(op.dims);
     auto send = std::make_unique<Flat>(), recv = std::make_unique<Flat>();
-    flatten(in, in->type, sends, true, true, send.get());
+    flatten(in, in->type, {op.input_box(rank)}, true, true, send.get());
     // In place when the output is exactly the result.
     const bool exact = want.contains(result) && result.contains(want);
     flatten(exact ? out : nullptr, in->type, {result}, false, true, recv.get());
     const MPI_Datatype type = arith_type(in->type);
     const MPI_Op red = mpi_op(op.red, in->type);
     Posted posted;
-    int err = MPI_SUCCESS;
-    if (op.kind != COCONET_REDUCE_SCATTER) {
-        err = post_pieces(posted, send->count[0], -1, [&](int64_t at, int n, MPI_Request *req) {
+    const int err =
+        post_pieces(posted, send->count[0], -1, [&](int64_t at, int n, MPI_Request *req) {
             const uint8_t *from = send->at(send->displ[0] + at);
             uint8_t *to = recv->at(at);
             return op.kind == COCONET_ALL_REDUCE
                        ? MPI_Iallreduce(from, to, n, type, red, gc, req)
                        : MPI_Ireduce(from, to, n, type, red, op.root, gc, req);
         });
-    } else if (sum(send->count) <= max_count()) {
-        const std::vector<int> counts = ints(send->count);
-        posted.add(-1);
-        err = MPI_Ireduce_scatter(send->at(send->displ[0]), recv->base, counts.data(), type, red,
-                                  gc, &posted.reqs.back());
-    } else {
-        // Too large for int counts (the counts are the same on every member):
-        // each member's slice reduced to it, in pieces.
-        for (int k = 0; k < g.size && err == MPI_SUCCESS; k++) {
-            const bool mine = g.first + k == rank;
-            err = post_pieces(posted, send->count[k], -1, [&](int64_t at, int n, MPI_Request *req) {
-                return MPI_Ireduce(send->at(send->displ[k] + at), mine ? recv->at(at) : nullptr, n,
-                                   type, red, k, gc, req);
-            });
-        }
-    }
-    const int rc = finish(posted, err, g, what, send, recv);
+    const int rc = finish(posted, err, op.src, what, send, recv);
     if (rc != COCONET_OK) {
         return rc;
     }

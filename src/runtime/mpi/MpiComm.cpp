@@ -4,10 +4,11 @@
 // (created once, by the group's ranks alone, and cached), polled against the
 // timeout so that a missing peer is an error naming it, never a hang. Two
 // paths (COCONET_MPI_COLLECTIVES): `native` (default) hands reductions to
-// MPI_Iallreduce / MPI_Ireduce_scatter / MPI_Ireduce and gathers to
-// MPI_Iallgatherv / MPI_Ibcast, in the order MPI picks; `deterministic` moves
-// data with MPI_Ialltoallv only and reduces in group-rank order here, bit for
-// bit the reference. Every call is first checked: each member sends the others
+// MPI_Iallreduce / MPI_Ireduce and gathers to MPI_Iallgatherv / MPI_Ibcast, in
+// the order MPI picks; `deterministic` moves data with MPI_Ialltoallv only and
+// reduces in group-rank order here, bit for bit the reference. A
+// reduce_scatter takes the second way on both paths: it moves no more than
+// MPI's own, and Open MPI's non-blocking one is much slower than either. Every call is first checked: each member sends the others
 // its call's signature, so that different calls fail naming the rank and a
 // rank that never comes is named before any collective is posted. Data is
 // read and written in the caller's buffers where it lies contiguously, packed
@@ -174,7 +175,6 @@ int MpiComm::run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) {
     }
     case COCONET_BROADCAST: return broadcast(op, gc, in, out, what);
     case COCONET_ALL_REDUCE:
-    case COCONET_REDUCE_SCATTER:
     case COCONET_REDUCE:
         if (native) {
             return native_reduction(op, gc, in, out, what);

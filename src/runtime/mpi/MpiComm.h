@@ -61,8 +61,8 @@ struct MpiComm : coconet_comm {
     int all_reduce_by_blocks(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
                              const std::string &what);
 
-    // ALL_REDUCE, REDUCE_SCATTER and REDUCE by MPI's own reductions over the
-    // group's communicator, in the order MPI picks.
+    // ALL_REDUCE and REDUCE by MPI's own reductions over the group's
+    // communicator, in the order MPI picks.
     int native_reduction(Op &op, MPI_Comm gc, const halide_buffer_t *in, halide_buffer_t *out,
                          const std::string &what);
 
