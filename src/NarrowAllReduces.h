@@ -5,7 +5,7 @@
 // the all_reduce is no output of the program, it is split as
 // split_collective(d) would split it: its readers then read their slices of
 // the reduce_scatter and the all_gather is dead, half the all_reduce's
-// traffic for the same result. The split is marked as the default's
+// traffic for the same result. The split is marked as the lowering's
 // (split_by_default): a later lowering redoes or undoes it as the program
 // then reads it, and the user's own directives replace it.
 #ifndef COCONET_NARROW_ALL_REDUCES_H
