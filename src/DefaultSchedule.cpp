@@ -1,6 +1,8 @@
 #include "DefaultSchedule.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <set>
 
 #include "Error.h"
@@ -17,6 +19,11 @@ namespace {
 // The register tiles of a default MatMul: 16 rows of x (two AVX2 vectors, one
 // AVX-512 one) by register_tile_columns(target) of y.
 constexpr int tile_rows = 16;
+
+// The tiles in which an operand is copied transposed: 8 x 8 for a MatMul's
+// (read_operands_transposed), a vector by 8 steps of a sum read across the
+// vectors (transpose_rows).
+constexpr int transpose_tile = 8;
 
 // A GPU thread's register tile of a default MatMul, and the threads of a
 // block (tiles along x, along y): each step of the contraction loads 4 + 8
@@ -86,6 +93,139 @@ bool contiguous_along(const Halide::Expr &e, const std::string &x) {
         }
     }
     return true;
+}
+
+// Whether e is variable `name`.
+bool is_variable(const Halide::Expr &e, const std::string &name) {
+    const Variable *v = e.as<Variable>();
+    return v && v->name == name;
+}
+
+// The argument of call c that reads pure variable x, where exactly one does
+// and it is not c's first (innermost); otherwise -1. Where reduction variable
+// `along` is named, c's first argument must be it and the one reading x must
+// be x itself (a tile of the copy is then as large as the loops over it).
+int strided_argument(const Call *c, const std::string &x, const std::string &along = "") {
+    if ((c->call_type != Call::Halide && c->call_type != Call::Image) || c->args.size() < 2 ||
+        (!along.empty() && !is_variable(c->args[0], along))) {
+        return -1;
+    }
+    int found = -1;
+    for (int i = 0; i < (int)c->args.size(); i++) {
+        IndexVars v;
+        c->args[i].accept(&v);
+        if (v.pure.count(x)) {
+            if (found >= 0) {
+                return -1;
+            }
+            found = i;
+        }
+    }
+    return found > 0 && (along.empty() || is_variable(c->args[found], x)) ? found : -1;
+}
+
+// `args` with its k-th moved to the front.
+template<typename T>
+std::vector<T> with_first(std::vector<T> args, int k) {
+    std::rotate(args.begin(), args.begin() + k, args.begin() + k + 1);
+    return args;
+}
+
+// Rewrites the calls strided_argument(x, along) picks to calls of a copy of
+// each callee that stores its strided argument innermost, which `schedule`
+// schedules (given the copy's variables as stored: the strided one, then the
+// callee's first).
+class ReadTransposed : public IRMutator {
+public:
+    using Schedule = std::function<void(Halide::Func, const std::vector<Halide::Var> &)>;
+    ReadTransposed(const std::string &x, const std::string &along, Schedule schedule)
+        : x(x), along(along), schedule(std::move(schedule)) {}
+
+    // Rewrites the values of every update of f in `updates`.
+    void rewrite(Halide::Func f, const std::vector<int> &updates) {
+        for (int i : updates) {
+            Definition u = f.function().update(i);
+            for (Halide::Expr &v : u.values()) {
+                v = mutate(v);
+            }
+        }
+    }
+
+private:
+    using IRMutator::visit;
+    Halide::Expr visit(const Call *op) override {
+        const int k = strided_argument(op, x, along);
+        if (k < 0) {
+            return IRMutator::visit(op);
+        }
+        std::vector<Halide::Expr> args;
+        for (const Halide::Expr &a : op->args) {
+            args.push_back(mutate(a));
+        }
+        const std::string key = op->name + "." + std::to_string(op->value_index);
+        auto it = copies.find(key);
+        if (it == copies.end()) {
+            std::vector<Halide::Var> vars;
+            std::vector<Halide::Expr> at;
+            for (size_t i = 0; i < op->args.size(); i++) {
+                vars.emplace_back("c" + std::to_string(i));
+                at.push_back(vars.back());
+            }
+            Halide::Func copy(plain_name(op->name) + "_transposed");
+            const std::vector<Halide::Var> stored = with_first(vars, k);
+            copy(stored) = Call::make(op->type, op->name, at, op->call_type, op->func,
+                                      op->value_index, op->image, op->param);
+            schedule(copy, stored);
+            it = copies.emplace(key, copy).first;
+        }
+        return it->second(with_first(args, k));
+    }
+
+    const std::string x, along;
+    const Schedule schedule;
+    std::map<std::string, Halide::Func> copies;
+};
+
+// Tiles of a x b of a transposed copy's first two stored variables, vectorized
+// along both, the callee's first innermost: Halide loads its rows whole and
+// transposes them in registers. A copy computed per tile (not at the root)
+// gets storage of the tile's constant size.
+void transpose_in_tiles(Halide::Func copy, const std::vector<Halide::Var> &stored, int a, int b,
+                        bool root) {
+    const Halide::Var ai(stored[0].name() + "_i"), bi(stored[1].name() + "_i");
+    copy.tile(stored[0], stored[1], ai, bi, a, b, Halide::TailStrategy::GuardWithIf)
+        .reorder(bi, ai)
+        .vectorize(ai)
+        .vectorize(bi);
+    if (!root) {
+        // A tile's storage of constant size: on the stack, its rows at a constant stride.
+        copy.bound_storage(stored[0], a).bound_storage(stored[1], b);
+    }
+}
+
+// The plain names of the operands that fn's updates read strided along x
+// (strided_argument), in the order they are read.
+std::vector<std::string> strided_operands(const Function &fn, const std::string &x) {
+    struct Calls : public IRVisitor {
+        const std::string &x;
+        std::vector<std::string> names;
+        explicit Calls(const std::string &x) : x(x) {}
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            const std::string name = plain_name(op->name);
+            if (strided_argument(op, x) >= 0 &&
+                std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(name);
+            }
+            IRVisitor::visit(op);
+        }
+    } calls(x);
+    for (const Definition &u : fn.updates()) {
+        for (const Halide::Expr &v : u.values()) {
+            v.accept(&calls);
+        }
+    }
+    return calls.names;
 }
 
 // Whether some update of fn contracts an operand that does not depend on y
@@ -183,6 +323,72 @@ int argument_named(const Call *c, const std::string &name) {
         }
     }
     return -1;
+}
+
+// The vectors of a sum read through transposed tiles: square tiles, where
+// wider ones (AVX-512's 16 lanes) shuffle more than they save.
+int rows_lanes(const DefaultSchedule &s) {
+    return std::min(s.lanes, transpose_tile);
+}
+
+// Whether update u, read across the vectors along x, reads an operand
+// strided along x whose first argument walks u's innermost reduction, of
+// transpose_tile steps or more (or a run-time count): tiles of it then load
+// whole rows.
+bool transposable_rows(const Definition &u, const std::string &x) {
+    const std::vector<ReductionVariable> &rvars = u.schedule().rvars();
+    if (rvars.empty()) {
+        return false;
+    }
+    const std::optional<int64_t> extent = as_const_int(rvars[0].extent);
+    if (extent && *extent < transpose_tile) {
+        return false;
+    }
+    struct Calls : public IRVisitor {
+        const std::string &x, &along;
+        bool found = false;
+        Calls(const std::string &x, const std::string &along) : x(x), along(along) {}
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found = found || strided_argument(op, x, along) >= 0;
+            IRVisitor::visit(op);
+        }
+    } calls(x, rvars[0].var);
+    for (const Halide::Expr &v : u.values()) {
+        v.accept(&calls);
+    }
+    return calls.found;
+}
+
+// Update i of f, read across its vectors (transposable_rows): its innermost
+// reduction in steps of transpose_tile just outside each vector of
+// rows_lanes(s), unrolled, each step's operands read from a tile copied
+// transposed in registers. Each lane still adds its terms in their order.
+void transpose_rows(const DefaultSchedule &s, Halide::Func f, int i) {
+    const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
+    const std::vector<ReductionVariable> rvars = f.function().update(i).schedule().rvars();
+    // The steps' loop named for the update: Halide finds a copy's loop by
+    // name in any of f's stages.
+    const std::string steps = rvars[0].var + "_steps" + std::to_string(i);
+    const Halide::RVar r(rvars[0].var), outer(steps), inner(rvars[0].var + "_i");
+    const Halide::Var x(s.x), vector(s.x + "_v");
+    const int lanes = rows_lanes(s);
+    Halide::Stage stage = f.update(i);
+    stage.split(r, outer, inner, transpose_tile, guard).split(x, x, vector, lanes, guard);
+    std::vector<Halide::VarOrRVar> order = {vector, inner, outer};
+    for (size_t k = 1; k < rvars.size(); k++) {
+        order.emplace_back(Halide::RVar(rvars[k].var));
+    }
+    for (const std::string &v : f.function().args()) {
+        order.emplace_back(Halide::Var(v));
+    }
+    stage.reorder(order).vectorize(vector).unroll(inner);
+    ReadTransposed read(s.x, rvars[0].var,
+                        [&](Halide::Func copy, const std::vector<Halide::Var> &stored) {
+                            copy.compute_at(f, outer);
+                            transpose_in_tiles(copy, stored, lanes, transpose_tile, false);
+                        });
+    read.rewrite(f, {i});
 }
 
 } // namespace
@@ -315,7 +521,12 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                         std::to_string(gpu_block_x) + " x " + std::to_string(gpu_block_y) +
                         " threads, a MatMul";
             } else {
+                s.transposed = strided_operands(fn, fn.args()[0]);
                 s.why = "register tiles of " + tiles + ", a MatMul";
+                for (const std::string &name : s.transposed) {
+                    s.why +=
+                        ", " + name + " read through a copy with " + fn.args()[0] + " innermost";
+                }
             }
             d.emplace(c, s);
             continue;
@@ -340,7 +551,8 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                 continue;
             }
             if (!contiguous_along(u.values()[0], s.x)) {
-                s.gathered_updates.push_back((int)i);
+                (transposable_rows(u, s.x) ? s.transposed_updates : s.gathered_updates)
+                    .push_back((int)i);
                 continue;
             }
             s.reordered_updates.push_back((int)i);
@@ -367,6 +579,12 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (!s.unrolled_updates.empty()) {
             s.why += ", the innermost unrolled by " + std::to_string(DefaultSchedule::unroll);
         }
+        if (!s.transposed_updates.empty()) {
+            s.why += ", reductions read across the vectors in vectors of " +
+                     std::to_string(rows_lanes(s)) + " through tiles of " +
+                     std::to_string(rows_lanes(s)) + " x " + std::to_string(transpose_tile) +
+                     " transposed in registers";
+        }
         if (!s.gathered_updates.empty()) {
             s.why += ", reductions read across the vectors gathering an element per lane";
         }
@@ -387,6 +605,8 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
             // Each lane's sum in its own order, many sums at once: the loads
             // are strided, but the additions no longer wait on each other.
             f.update(i).vectorize(x, s.lanes, guard);
+        } else if (std::count(s.transposed_updates.begin(), s.transposed_updates.end(), i)) {
+            transpose_rows(s, f, i);
         } else if (!std::count(s.reordered_updates.begin(), s.reordered_updates.end(), i)) {
             f.update(i).unscheduled(); // Halide's loops, on purpose
         }
@@ -432,6 +652,16 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
             stage.vectorize(x, s.lanes, guard);
         }
     }
+}
+
+void read_operands_transposed(Halide::Func acc, const std::string &x) {
+    ReadTransposed read(x, "", [](Halide::Func copy, const std::vector<Halide::Var> &stored) {
+        copy.compute_root();
+        transpose_in_tiles(copy, stored, transpose_tile, transpose_tile, true);
+    });
+    std::vector<int> updates((size_t)acc.function().updates().size());
+    std::iota(updates.begin(), updates.end(), 0);
+    read.rewrite(acc, updates);
 }
 
 std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a) {

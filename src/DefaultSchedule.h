@@ -7,7 +7,11 @@
 //   - a MatMul-like reduction (its updates write f(x, y, ...) at its own pure
 //     variables from one operand that does not depend on y and one that does
 //     not depend on x, both indexed by the reduction): register tiles, as
-//     accumulate_in_registers(x, y, 16, 6) makes them;
+//     accumulate_in_registers(x, y, 16, 6) makes them; an operand that reads
+//     x in another dimension than its innermost (a weight stored as
+//     PyTorch's nn.Linear stores it, W(f, o) read as W(r, o)) is read from a
+//     copy of it with that dimension innermost, made once per call, so that
+//     the tiles' vectors along x load contiguous memory;
 //   - any other Func: vectors along its first dimension (no wider than it);
 //     updates that write at its own pure variables, and read along that
 //     dimension only in their operands' innermost one (contiguous vectors),
@@ -16,10 +20,13 @@
 //     steps of 8 inside it, so that the partial sums stay in a register for
 //     8 terms (a GEMV's or a pooling's loop order). Other updates that
 //     write at its pure variables (a LayerNorm's mean over each token's
-//     features) keep Halide's loop order, vectorized along that dimension:
-//     a strided element per lane, but one sum per lane at once instead of a
-//     chain of additions. Updates writing elsewhere keep Halide's serial
-//     loops.
+//     features) add one sum per lane at once instead of a chain of
+//     additions: where an operand's rows lie along the innermost reduction
+//     (x(f, t) summed over f), in steps of 8 of it just outside the vector,
+//     each step reading a tile of lanes x 8 of the operand transposed in
+//     registers; otherwise in Halide's loop order, vectorized along that
+//     dimension (a strided element per lane). Updates writing elsewhere keep
+//     Halide's serial loops.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
 // reduction gets register tiles
@@ -69,15 +76,20 @@ struct DefaultSchedule {
     // thread's, in blocks of gpu_block threads (along x, along y).
     std::optional<DFuncContents::RegisterTile> tile;
     std::optional<std::pair<int, int>> gpu_block;
+    // On a CPU, the names of the tiles' operands read through a copy with x
+    // innermost (read_operands_transposed).
+    std::vector<std::string> transposed;
     // Otherwise: vectors of `lanes` along pure variable `x`, and the updates
     // (by index) whose reduction loops move just outside them; of those, the
     // ones whose innermost reduction loop runs in unrolled steps of
     // `unroll` inside the vector.
-    // The updates that read across the vectors (gathered_updates) keep
-    // Halide's loop order, vectorized along x.
+    // The updates that read across the vectors keep Halide's loop order,
+    // vectorized along x (gathered_updates), or, where an operand's rows lie
+    // along their innermost reduction (transposed_updates), read it in tiles
+    // transposed in registers, the reduction's steps just outside the vector.
     std::string x;
     int lanes = 0;
-    std::vector<int> reordered_updates, unrolled_updates, gathered_updates;
+    std::vector<int> reordered_updates, unrolled_updates, gathered_updates, transposed_updates;
     // Where those reduction loops go: outside all its pure loops (an output
     // small enough to stay in L1 while they sweep it); just outside each
     // vector where every reduction is short (a stencil's taps, a pooling's
@@ -104,6 +116,13 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
+
+// Makes the updates of acc (a Func a lowering rebuilt, tiled along pure
+// variable x) read each operand that varies along x in one argument other
+// than its first from a copy of it with that argument first (`<callee>_transposed`),
+// computed at the root. Values stay the same: the copy only changes where
+// each element is stored.
+void read_operands_transposed(Halide::Func acc, const std::string &x);
 
 // One line per Func: its name and what its default is.
 std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a);

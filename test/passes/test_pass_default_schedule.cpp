@@ -1,12 +1,14 @@
 // The default schedule (choose_default_schedules, and rebuild_scheduled
 // applying it) on a tiny program with one Func of each shape it tells apart:
 // a MatMul gets register tiles (on a GPU target, a plain one the device's
-// BLAS), a GEMV, a pooling and a pointwise Func get
-// vectors with their reductions outside them (a long one unrolled inside the
-// vector), a mean per token vectors gathering its strided rows, vectors no
-// wider than a row, a reduction to a scalar and the Funcs the user scheduled
-// keep Halide's defaults. End to end, the
-// program equals the reference with the default on and off.
+// BLAS; a weight stored [out, in] is read through a transposed copy), a
+// GEMV, a pooling and a pointwise Func get vectors with their reductions
+// outside them (a long one unrolled inside the vector), a mean per token over
+// a few features vectors gathering its strided rows (a sum over more, tiles
+// of its rows transposed in registers), vectors no wider than a row, a
+// reduction to a scalar and the Funcs the user scheduled keep Halide's
+// defaults. End to end, the program equals the reference with the default on
+// and off.
 #include <algorithm>
 #include <tuple>
 
@@ -25,8 +27,8 @@ using Halide::Internal::Function;
 namespace {
 
 struct Shapes {
-    DFunc matmul, gemv, long_gemv, pooled, rows_sum, row_mean, scaled, total, tiled_by_hand,
-        vectorized_by_hand;
+    DFunc matmul, linear, gemv, long_gemv, pooled, rows_sum, row_mean, row_sumsq, scaled, total,
+        tiled_by_hand, vectorized_by_hand;
     Program program{"shapes"};
 };
 
@@ -45,6 +47,13 @@ Shapes shapes() {
     s.matmul = DFunc("matmul");
     s.matmul(x, y) = 0.0f;
     s.matmul(x, y) += a(x, r) * b(r, y);
+    // A weight stored as nn.Linear stores it ([out, in]: the contraction
+    // innermost), each rank holding its slice of the outputs' rows.
+    DFunc weight = input("weight", Float(32), {k, m}, Sliced(1));
+    DFunc tokens_in = input("tokens_in", Float(32), {k, n}, Replicated());
+    s.linear = DFunc("linear");
+    s.linear(x, y) = 0.0f;
+    s.linear(x, y) += weight(r, x) * tokens_in(r, y);
     s.gemv = DFunc("gemv");
     s.gemv(x) = 0.0f;
     s.gemv(x) += a(x, r) * v(r);
@@ -66,6 +75,12 @@ Shapes shapes() {
     s.row_mean = DFunc("row_mean");
     s.row_mean(x) = 0.0f;
     s.row_mean(x) += tokens(c, x) / 7.0f;
+    // A sum of squares per token over its 19 features: its vectors along t
+    // read tiles of 8 tokens by 8 features, transposed.
+    DFunc features = input("features", Float(32), {19, 299}, Sliced(1));
+    s.row_sumsq = DFunc("row_sumsq");
+    s.row_sumsq(x) = 0.0f;
+    s.row_sumsq(x) += features(long_r, x) * features(long_r, x);
     s.scaled = DFunc("scaled");
     s.scaled(x, y) = s.matmul(x, y) * 0.5f + s.gemv(x) + s.long_gemv(x);
     s.total = DFunc("total", {});
@@ -81,8 +96,14 @@ Shapes shapes() {
     s.program.output(s.vectorized_by_hand, Sliced(1))
         .output(s.pooled, Replicated())
         .output(s.rows_sum, Replicated())
-        .output(s.row_mean, Sliced(0));
+        .output(s.row_mean, Sliced(0))
+        .output(s.linear, Sliced(0))
+        .output(s.row_sumsq, Sliced(0));
     return s;
+}
+
+LoweredProgram lower_for_host(const Program &p) {
+    return lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
 }
 
 const DefaultSchedule *default_of(const LoweredProgram &l, const DFunc &f) {
@@ -141,6 +162,12 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     // 6 columns fill 12 of AVX2's 16 registers with sums; AVX-512 has room for 8.
     const int cols = matmul->tile->y_factor;
     CHECK((cols == 6 || cols == 8));
+    CHECK(matmul->transposed.empty());
+    // The weight read along x in its second dimension: through a transposed copy.
+    const DefaultSchedule *linear = default_of(l, s.linear);
+    REQUIRE(linear);
+    REQUIRE(linear->tile);
+    CHECK(linear->transposed == std::vector<std::string>{"weight"});
 
     for (const DFunc *f : {&s.gemv, &s.pooled}) {
         INFO(f->name());
@@ -165,7 +192,12 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     const DefaultSchedule *row_mean = default_of(l, s.row_mean);
     REQUIRE(row_mean);
     CHECK(row_mean->reordered_updates.empty());
-    CHECK(row_mean->gathered_updates == std::vector<int>{0});
+    CHECK(row_mean->gathered_updates == std::vector<int>{0}); // 7 features: too few for tiles
+    CHECK(row_mean->transposed_updates.empty());
+    const DefaultSchedule *row_sumsq = default_of(l, s.row_sumsq);
+    REQUIRE(row_sumsq);
+    CHECK(row_sumsq->gathered_updates.empty());
+    CHECK(row_sumsq->transposed_updates == std::vector<int>{0});
     const DefaultSchedule *scaled = default_of(l, s.scaled);
     REQUIRE(scaled);
     CHECK(scaled->reordered_updates.empty());
@@ -180,6 +212,20 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     std::map<std::string, Function> funcs = segment_funcs(l);
     CHECK(funcs.count("matmul_acc"));
     CHECK(funcs.count("tiled_by_hand_acc"));
+    // The copy of the weight's input Func (weight_im).
+    REQUIRE(funcs.count("weight_im_transposed"));
+    const Function copy = funcs.at("weight_im_transposed");
+    Halide::LoopLevel at = copy.schedule().compute_level();
+    CHECK(at.lock().is_root());
+    CHECK(has_vectorized_loop(copy.definition()));
+    CHECK_FALSE(funcs.count("tokens_in_im_transposed"));
+    // The features' tiles, computed at each step of the sum of squares.
+    REQUIRE(funcs.count("features_im_transposed"));
+    Halide::LoopLevel step = funcs.at("features_im_transposed").schedule().compute_level();
+    step.lock();
+    CHECK(step.func() == funcs.at("row_sumsq").name());
+    CHECK(step.var().name() == "long_r$x_steps0");
+    CHECK_FALSE(funcs.count("tokens_im_transposed"));
     REQUIRE(funcs.count("gemv"));
     CHECK(has_vectorized_loop(funcs.at("gemv").definition()));
     CHECK(has_vectorized_loop(funcs.at("gemv").update(0)));
@@ -208,6 +254,9 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK(dump.find("  matmul: register tiles of 16 x " + std::to_string(cols) +
                     " along (x, y), a MatMul\n") != std::string::npos);
+    CHECK(dump.find("  linear: register tiles of 16 x " + std::to_string(cols) +
+                    " along (x, y), a MatMul, weight read through a copy with x innermost\n") !=
+          std::string::npos);
     CHECK(dump.find("  gemv: vectors of " + std::to_string(lanes) +
                     " along x, reduction loops outside all its loops\n") != std::string::npos);
     CHECK(dump.find("  long_gemv: vectors of " + std::to_string(lanes) +
@@ -221,6 +270,11 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     CHECK(dump.find("  row_mean: vectors of " + std::to_string(lanes) +
                     " along x, reductions read across the vectors gathering an element per "
                     "lane\n") != std::string::npos);
+    CHECK(dump.find("  row_sumsq: vectors of " + std::to_string(lanes) +
+                    " along x, reductions read across the vectors in vectors of " +
+                    std::to_string(std::min(lanes, 8)) + " through tiles of " +
+                    std::to_string(std::min(lanes, 8)) + " x 8 transposed in registers\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
@@ -231,8 +285,7 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
     f(x, y) = v(x, y) * 2.0f;
     Program p("narrow");
     p.output(f, Replicated());
-    const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+    const LoweredProgram l = lower_for_host(p);
     const DefaultSchedule *d = default_of(l, f);
     REQUIRE(d);
     CHECK(d->lanes == 2);
@@ -241,45 +294,82 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
 TEST_CASE("choose_default_schedules: a reduction read across its vectors sums a token per lane",
           "[passes][default_schedule]") {
     // A LayerNorm's mean per token: token t's features are y(0..h, t), so
-    // vectors along t load a strided element per lane, and each lane adds
-    // its token's features in their order.
-    DFunc y = input("y", Float(32), {24, 40}, Replicated());
+    // vectors along t read across rows; each lane adds its token's features
+    // in their order. Over 24 features, in steps of 8 features, each reading
+    // a tile of y transposed in registers; over 5, a strided element per lane.
     Var t("t");
+    auto mean_of = [&](int features) {
+        DFunc y = input("y", Float(32), {features, 40}, Replicated());
+        Halide::RDom k(0, features, "k");
+        DFunc mean("mean");
+        mean(t) = 0.0f;
+        mean(t) += y(k, t) / (float)features;
+        return mean;
+    };
+    for (int features : {24, 5}) {
+        INFO(features << " features");
+        DFunc mean = mean_of(features);
+        Program p("mean");
+        p.output(mean, Replicated());
+        const LoweredProgram l = lower_for_host(p);
+        const DefaultSchedule *d = default_of(l, mean);
+        REQUIRE(d);
+        CHECK(d->reordered_updates.empty());
+        const bool tiles = features == 24;
+        CHECK(d->gathered_updates == (tiles ? std::vector<int>{} : std::vector<int>{0}));
+        CHECK(d->transposed_updates == (tiles ? std::vector<int>{0} : std::vector<int>{}));
+        const std::map<std::string, Function> funcs = segment_funcs(l);
+        const Function mean_fn = funcs.at("mean");
+        CHECK(has_vectorized_loop(mean_fn.definition()));
+        CHECK(has_vectorized_loop(mean_fn.update(0)));
+        const Halide::Internal::Definition &u = mean_fn.update(0);
+        if (tiles) {
+            // The vector innermost, the 8 steps of a tile around it, the tiles outside.
+            CHECK(loop_index(u, "t.t_v") == 0);
+            CHECK(loop_index(u, "k$x.k$x_i") == 1);
+            CHECK(loop_index(u, "k$x.k$x_steps0") == 2);
+            CHECK(u.schedule().dims()[1].for_type == Halide::Internal::ForType::Unrolled);
+            CHECK(funcs.count("y_im_transposed"));
+        } else {
+            // The features' loop innermost, serial; the tokens' vector outside it.
+            REQUIRE(u.schedule().dims().size() >= 2);
+            CHECK(u.schedule().dims().front().var == "k$x");
+            CHECK(u.schedule().dims().front().for_type == Halide::Internal::ForType::Serial);
+            CHECK_FALSE(funcs.count("y_im_transposed"));
+        }
+        check_matches_reference(p, {1, 3}, 0.0, 1, make_inputs);
+    }
+    DFunc y = input("y", Float(32), {24, 40}, Replicated());
     Halide::RDom k(0, 24, "k");
-    DFunc mean("mean");
-    mean(t) = 0.0f;
-    mean(t) += y(k, t) / 24.0f;
-    Program p("mean");
-    p.output(mean, Replicated());
-    const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
-    const DefaultSchedule *d = default_of(l, mean);
-    REQUIRE(d);
-    CHECK(d->reordered_updates.empty());
-    CHECK(d->gathered_updates == std::vector<int>{0});
-    const Function mean_fn = segment_funcs(l).at("mean");
-    CHECK(has_vectorized_loop(mean_fn.definition()));
-    // The features' loop innermost, serial; the tokens' vector outside it.
-    const std::vector<Halide::Internal::Dim> &dims = mean_fn.update(0).schedule().dims();
-    REQUIRE(dims.size() >= 2);
-    CHECK(dims.front().var == "k$x");
-    CHECK(dims.front().for_type == Halide::Internal::ForType::Serial);
-    CHECK(has_vectorized_loop(mean_fn.update(0)));
+    {
+        // Two updates over one reduction domain, each with tiles of its own
+        // operands at its own steps (Halide finds a loop by its name).
+        DFunc z = input("z", Float(32), {24, 40}, Sliced(1));
+        DFunc stats("stats");
+        stats(t) = 0.0f;
+        stats(t) += y(k, t);
+        stats(t) += z(k, t) * y(k, t);
+        Program p("stats");
+        p.output(stats, Sliced(0));
+        const LoweredProgram l = lower_for_host(p);
+        const DefaultSchedule *d = default_of(l, stats);
+        REQUIRE(d);
+        CHECK(d->transposed_updates == std::vector<int>{0, 1});
+        check_matches_reference(p, {1, 3, 7}, 0.0, 1, make_inputs);
+    }
     // A histogram writes elsewhere than its pure variables: Halide's serial loops.
     DFunc hist("hist", {40});
     hist(t) = 0.0f;
-    hist(Halide::clamp(Halide::cast<int>(mean(k)), 0, 39)) += 1.0f;
+    hist(Halide::clamp(Halide::cast<int>(mean_of(24)(k)), 0, 39)) += 1.0f;
     Program q("hist");
     q.output(hist, Replicated());
-    const LoweredProgram lq =
-        lower(q, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+    const LoweredProgram lq = lower_for_host(q);
     const DefaultSchedule *h = default_of(lq, hist);
     REQUIRE(h);
     CHECK(h->gathered_updates.empty());
     CHECK_FALSE(has_vectorized_loop(segment_funcs(lq).at("hist").update(0)));
     CHECK_THAT(dump_default_schedules(lq.defaults, lq.analysis),
-               Catch::Contains("hist: vectors of " +
-                               std::to_string(d->lanes) +
+               Catch::Contains("hist: vectors of " + std::to_string(h->lanes) +
                                " along t, reductions writing elsewhere in Halide's serial loops"));
 }
 
@@ -396,8 +486,7 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
             schedule_segment_for_gpu(l.spmd.segments[0].halide, l.analysis, l.spmd);
         CHECK(where.row_parts.at("out") == 128);
         // On a CPU, register tiles as before.
-        const LoweredProgram host =
-            lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+        const LoweredProgram host = lower_for_host(p);
         const DefaultSchedule *cpu = default_of(host, out);
         REQUIRE(cpu);
         CHECK(cpu->tile);
@@ -585,8 +674,7 @@ TEST_CASE("choose_default_schedules: a MatMul smaller than a tile gets vectors",
     c(x, y) += a(x, r) * b(r, y);
     Program p("small");
     p.output(c, Replicated());
-    const LoweredProgram l =
-        lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+    const LoweredProgram l = lower_for_host(p);
     const DefaultSchedule *d = default_of(l, c);
     REQUIRE(d);
     CHECK_FALSE(d->tile);
