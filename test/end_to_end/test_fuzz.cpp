@@ -3,7 +3,8 @@
 // producers fused into an all_gather's pass, random chunk sizes of the fused
 // pass and chunk counts and dimensions of the overlap, Halide
 // vector widths on the compute, the fused passes' direct and ring paths, the
-// default schedule on or off for what is left unscheduled),
+// default schedule on or off for what is left unscheduled, a sum across rows
+// among the outputs),
 // random shapes, sliced dimensions, ops and rank counts, and one case in eight
 // JIT-compiled for OpenCL (the GPU pass's schedules, on PoCL in CI; half of
 // those with the device collectives on the collective-library path NCCL
@@ -142,6 +143,12 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     a(i, j) = ap(i, j) + t(i, j);               // sliced like s
     b(i, j) = w(i, j) - t(i, j) * 0.25f;        // replicated, element-wise on t
     c(i, j) = t(shape[0] - 1 - i, j) + w(i, j); // replicated, reads other indices
+    // A sum per column across its rows: vectors along j read across rows (the
+    // default schedule's transposed tiles from 8 rows on).
+    DFunc rows("rows");
+    Halide::RDom over_rows(0, shape[0], "over_rows");
+    rows(j) = 0.0f;
+    rows(j) += b(over_rows, j) * c(over_rows, j);
     if (width > 1) {
         a.func().vectorize(i, width, Halide::TailStrategy::GuardWithIf);
     }
@@ -177,7 +184,7 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
         directive();
     }
     Program p("fuzz");
-    const int outputs = pick(1, 15); // a non-empty subset of {a, b, c, ap}
+    const int outputs = pick(1, 31); // a non-empty subset of {a, b, c, ap, rows}
     if (outputs & 1) {
         p.output(a_all, Replicated()).output(a, Sliced(d));
     }
@@ -189,6 +196,9 @@ Drawn draw(std::mt19937 &rng, bool force_device) {
     }
     if (outputs & 8) {
         p.output(ap, Sliced(d));
+    }
+    if (outputs & 16) {
+        p.output(rows, Replicated());
     }
     std::ostringstream desc;
     desc << "shape " << n0 << "x" << n1 << (runtime_shape ? " (run-time sizes)" : "")
