@@ -143,6 +143,7 @@ public:
 
     // Rewrites the values of every update of f in `updates`.
     void rewrite(Halide::Func f, const std::vector<int> &updates) {
+        self = f.name();
         for (int i : updates) {
             Definition u = f.function().update(i);
             for (Halide::Expr &v : u.values()) {
@@ -154,7 +155,8 @@ public:
 private:
     using IRMutator::visit;
     Halide::Expr visit(const Call *op) override {
-        const int k = strided_argument(op, x, along);
+        // f's reads of itself (tiles along (y, x)) stay: a copy of f would be a cycle.
+        const int k = op->name == self ? -1 : strided_argument(op, x, along);
         if (k < 0) {
             return IRMutator::visit(op);
         }
@@ -182,6 +184,7 @@ private:
     }
 
     const std::string x, along;
+    std::string self;
     const Schedule schedule;
     std::map<std::string, Halide::Func> copies;
 };
@@ -201,31 +204,6 @@ void transpose_in_tiles(Halide::Func copy, const std::vector<Halide::Var> &store
         // A tile's storage of constant size: on the stack, its rows at a constant stride.
         copy.bound_storage(stored[0], a).bound_storage(stored[1], b);
     }
-}
-
-// The plain names of the operands that fn's updates read strided along x
-// (strided_argument), in the order they are read.
-std::vector<std::string> strided_operands(const Function &fn, const std::string &x) {
-    struct Calls : public IRVisitor {
-        const std::string &x;
-        std::vector<std::string> names;
-        explicit Calls(const std::string &x) : x(x) {}
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            const std::string name = plain_name(op->name);
-            if (strided_argument(op, x) >= 0 &&
-                std::find(names.begin(), names.end(), name) == names.end()) {
-                names.push_back(name);
-            }
-            IRVisitor::visit(op);
-        }
-    } calls(x);
-    for (const Definition &u : fn.updates()) {
-        for (const Halide::Expr &v : u.values()) {
-            v.accept(&calls);
-        }
-    }
-    return calls.names;
 }
 
 // Whether some update of fn contracts an operand that does not depend on y
@@ -521,7 +499,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                         std::to_string(gpu_block_x) + " x " + std::to_string(gpu_block_y) +
                         " threads, a MatMul";
             } else {
-                s.transposed = strided_operands(fn, fn.args()[0]);
+                s.transposed = transposed_operand_names(fn, fn.args()[0]);
                 s.why = "register tiles of " + tiles + ", a MatMul";
                 for (const std::string &name : s.transposed) {
                     s.why +=
@@ -652,6 +630,29 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
             stage.vectorize(x, s.lanes, guard);
         }
     }
+}
+
+std::vector<std::string> transposed_operand_names(const Function &fn, const std::string &x) {
+    struct Calls : public IRVisitor {
+        const std::string &x, &self;
+        std::vector<std::string> names;
+        Calls(const std::string &x, const std::string &self) : x(x), self(self) {}
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            const std::string name = plain_name(op->name);
+            if (op->name != self && strided_argument(op, x) >= 0 &&
+                std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(name);
+            }
+            IRVisitor::visit(op);
+        }
+    } calls(x, fn.name());
+    for (const Definition &u : fn.updates()) {
+        for (const Halide::Expr &v : u.values()) {
+            v.accept(&calls);
+        }
+    }
+    return calls.names;
 }
 
 void read_operands_transposed(Halide::Func acc, const std::string &x) {

@@ -7,11 +7,11 @@
 //   - a MatMul-like reduction (its updates write f(x, y, ...) at its own pure
 //     variables from one operand that does not depend on y and one that does
 //     not depend on x, both indexed by the reduction): register tiles, as
-//     accumulate_in_registers(x, y, 16, 6) makes them; an operand that reads
-//     x in another dimension than its innermost (a weight stored as
-//     PyTorch's nn.Linear stores it, W(f, o) read as W(r, o)) is read from a
-//     copy of it with that dimension innermost, made once per call, so that
-//     the tiles' vectors along x load contiguous memory;
+//     accumulate_in_registers(x, y, 16, 6) makes them (both read an operand
+//     that reads x in another dimension than its innermost, a weight stored
+//     as PyTorch's nn.Linear stores it, W(f, o) read as W(r, o), from a copy
+//     of it with that dimension innermost, made once per call, so that the
+//     tiles' vectors along x load contiguous memory);
 //   - any other Func: vectors along its first dimension (no wider than it);
 //     updates that write at its own pure variables, and read along that
 //     dimension only in their operands' innermost one (contiguous vectors),
@@ -22,8 +22,8 @@
 //     write at its pure variables (a LayerNorm's mean over each token's
 //     features) add one sum per lane at once instead of a chain of
 //     additions: where an operand's rows lie along the innermost reduction
-//     (x(f, t) summed over f), in steps of 8 of it just outside the vector,
-//     each step reading a tile of lanes x 8 of the operand transposed in
+//     (x(f, t) summed over f), in steps of 8 of it just outside vectors of
+//     at most 8 lanes, each step reading a tile of the operand transposed in
 //     registers; otherwise in Halide's loop order, vectorized along that
 //     dimension (a strided element per lane). Updates writing elsewhere keep
 //     Halide's serial loops.
@@ -77,7 +77,7 @@ struct DefaultSchedule {
     std::optional<DFuncContents::RegisterTile> tile;
     std::optional<std::pair<int, int>> gpu_block;
     // On a CPU, the names of the tiles' operands read through a copy with x
-    // innermost (read_operands_transposed).
+    // innermost (transposed_operand_names).
     std::vector<std::string> transposed;
     // Otherwise: vectors of `lanes` along pure variable `x`, and the updates
     // (by index) whose reduction loops move just outside them; of those, the
@@ -117,11 +117,17 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
 
+// The plain names of the operands that fn's updates read varying along x in
+// one argument other than their first, in the order they are read: those
+// read_operands_transposed reads through a copy.
+std::vector<std::string> transposed_operand_names(const Halide::Internal::Function &fn,
+                                                  const std::string &x);
+
 // Makes the updates of acc (a Func a lowering rebuilt, tiled along pure
-// variable x) read each operand that varies along x in one argument other
-// than its first from a copy of it with that argument first (`<callee>_transposed`),
-// computed at the root. Values stay the same: the copy only changes where
-// each element is stored.
+// variable x on a CPU, by the default or by accumulate_in_registers) read each operand that varies
+// along x in one argument other than its first from a copy of it with that argument first
+// (`<callee>_transposed`), computed at the root. Values stay the same: the
+// copy only changes where each element is stored.
 void read_operands_transposed(Halide::Func acc, const std::string &x);
 
 // One line per Func: its name and what its default is.

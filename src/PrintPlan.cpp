@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "DefaultSchedule.h"
 #include "Partition.h"
 #include "Strings.h"
 #include "coconet_runtime.h"
@@ -58,8 +59,13 @@ std::string register_tiles(const DFuncContents &f) {
         return "";
     }
     const auto &t = *f.register_tile;
-    return "in tiles of " + std::to_string(t.x_factor) + " x " + std::to_string(t.y_factor) +
-           " of (" + t.x + ", " + t.y + "), its updates accumulated in registers";
+    std::string out = "in tiles of " + std::to_string(t.x_factor) + " x " +
+                      std::to_string(t.y_factor) + " of (" + t.x + ", " + t.y +
+                      "), its updates accumulated in registers";
+    for (const std::string &name : transposed_operand_names(f.func.function(), t.x)) {
+        out += ", " + name + " read through a copy with " + t.x + " innermost";
+    }
+    return out;
 }
 
 // What the schedule did to a Func, in words (empty when nothing).

@@ -370,7 +370,7 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
             box[args[d]] = {r.begin, r.end - 1};
         }
         clamp_to_box(acc.function(), box);
-    } else if (!f.register_tile) {
+    } else {
         read_operands_transposed(acc, tile->x);
     }
     schedule_tiles(*tile, gpu, out, acc);

@@ -236,15 +236,18 @@ struct MatMulProgram {
     Program program{"register_tiles"};
 };
 
-// With `reduce` false the partial sums are the output (Local).
-MatMulProgram matmul_program(int m, int n, int k, bool reduce = true) {
+// With `reduce` false the partial sums are the output (Local); with
+// `a_out_in` a is stored as PyTorch stores a Linear's weight ([out, in]: the
+// contraction innermost) and read as a(r, x).
+MatMulProgram matmul_program(int m, int n, int k, bool reduce = true, bool a_out_in = false) {
     MatMulProgram p;
-    p.a = input("a", Halide::Float(32), {m, k}, Sliced(1));
+    p.a = a_out_in ? input("a", Halide::Float(32), {k, m}, Sliced(0))
+                   : input("a", Halide::Float(32), {m, k}, Sliced(1));
     p.b = input("b", Halide::Float(32), {k, n}, Sliced(0));
     Halide::RDom r(0, k, "r");
     p.c = DFunc("c");
     p.c(p.x, p.y) = 0.5f;
-    p.c(p.x, p.y) += p.a(p.x, r) * p.b(r, p.y);
+    p.c(p.x, p.y) += (a_out_in ? p.a(r, p.x) : p.a(p.x, r)) * p.b(r, p.y);
     if (!reduce) {
         p.program.output(p.c, Local());
         return p;
@@ -268,6 +271,23 @@ TEST_CASE("accumulate_in_registers keeps the result, tails included", "[schedule
     check_matches_reference(q.program);
     // Overlapped with its all_reduce: each chunk's pipeline tiles its Func.
     MatMulProgram o = matmul_program(37, 13, 11);
+    o.c.accumulate_in_registers(o.x, o.y, 16, 6);
+    o.summed.overlap(o.c, 3);
+    check_matches_reference(o.program);
+}
+
+TEST_CASE("accumulate_in_registers reads an operand stored with x outside through a copy",
+          "[schedules]") {
+    // a stored [out, in]: the tiles' vectors along x would load it at a stride.
+    MatMulProgram p = matmul_program(37, 13, 11, true, true);
+    p.c.accumulate_in_registers(p.x, p.y, 16, 6);
+    const LoweredProgram lowered = lower(p.program);
+    CHECK_THAT(print_plan(lowered, 2),
+               Contains("its updates accumulated in registers, a read through a copy with x "
+                        "innermost"));
+    check_matches_reference(p.program);
+    // Overlapped with its all_reduce: each chunk's pipeline copies what it reads.
+    MatMulProgram o = matmul_program(37, 13, 11, true, true);
     o.c.accumulate_in_registers(o.x, o.y, 16, 6);
     o.summed.overlap(o.c, 3);
     check_matches_reference(o.program);
@@ -319,6 +339,7 @@ TEST_CASE("accumulate_in_registers stages the updates in a Func at each tile", "
     CHECK(position("r$x") < (int)loops.size());
     CHECK_THAT(print_plan(lowered, 2),
                Contains("in tiles of 16 x 6 of (x, y), its updates accumulated in registers"));
+    CHECK_THAT(print_plan(lowered, 2), !Contains("read through a copy"));
 }
 
 TEST_CASE("accumulate_in_registers refuses what it cannot tile", "[schedules][error]") {
