@@ -2,8 +2,8 @@
 // over the tokens), a reduce_scatter along the tokens, bias + residual +
 // LayerNorm per token, an all_gather. Unscheduled by default; `fused` puts
 // the bias and residual in the reduce_scatter's pass, `overlap` > 0 computes
-// the MatMul in that many chunks overlapped with it. coconet_user_block_bench
-// (CPU) and coconet_gpu_bench run it; apps/bench/torch_user_block.py and
+// the MatMul in that many chunks overlapped with it. coconet_user_bench
+// (CPU) and coconet_gpu_bench run it; apps/bench/torch_user_programs.py and
 // torch_bench.py run it in PyTorch.
 #ifndef COCONET_APPS_BENCH_USER_BLOCK_H
 #define COCONET_APPS_BENCH_USER_BLOCK_H

@@ -1,5 +1,6 @@
-// Every workload the project ships, and two users write (a global norm, and
-// the block of UserBlock.h: a row-parallel MatMul, a LayerNorm),
+// Every workload the project ships, and three users write (a global norm,
+// the block of UserBlock.h: a row-parallel MatMul, a LayerNorm; attention,
+// UserAttention.h),
 // JIT-compiled for a GPU target (coconet::JitProgram) under each of its
 // schedules, run on R thread ranks sharing one device with every rank's
 // inputs and outputs on that device, as a training loop keeps them; checked
@@ -82,6 +83,7 @@
 
 #include "AotRunner.h"
 #include "TypeDispatch.h"
+#include "UserAttention.h"
 #include "UserBlock.h"
 
 using namespace coconet;
@@ -287,14 +289,16 @@ const int64_t reference_macs = 1000000000;
 // operators at the SC24 shapes the CPU bench uses (its n = 2^20..2^24).
 struct Sizes {
     std::vector<int> params;
-    std::vector<std::pair<int, int>> blocks; // hidden, tokens
+    std::vector<std::pair<int, int>> blocks;           // hidden, tokens
+    std::vector<std::tuple<int, int, int>> attentions; // head_dim, heads, tokens
     std::vector<apps::EmbeddingConfig> embeddings;
     std::vector<apps::GemvConfig> gemvs;
     std::vector<apps::GemmConfig> gemms;
-    // The split schedules (the collective split, nothing fused); left out of
-    // the smoke run, which must take under a minute on PoCL with its kernel
-    // cache empty (each kernel compiles in about 0.2 s there).
-    bool split = true;
+    // The split schedules (the collective split, nothing fused) and attention
+    // overlapped; left out of the smoke run, which must take about a minute on
+    // PoCL with its kernel cache empty (each kernel compiles in about 0.2 s
+    // there, and attention's compiles for 12 s).
+    bool every_schedule = true;
 };
 
 // The operators' shapes, with the CPU bench's parameters
@@ -324,14 +328,16 @@ Sizes sizes_named(const std::string &name) {
     if (name == "smoke") {
         s.params = {4096};
         s.blocks = {{32, 64}};
+        s.attentions = {{8, 7, 24}}; // 7 heads: every rank of 3 or 4 holds some
         s.embeddings = {embedding(16, 256, 7, 4, 8, 4)};
         s.gemvs = {gemv(16, 4, 256)};
         s.gemms = {gemm(16, 7, 8, 4)};
-        s.split = false;
+        s.every_schedule = false;
         return s;
     }
     s.params = {1 << 22, 1 << 24, 1 << 26};
     s.blocks = {{1024, 2048}, {2048, 4096}, {4096, 8192}};
+    s.attentions = {{64, 16, 1024}, {64, 16, 4096}, {128, 32, 4096}};
     for (int e : {20, 22, 24}) {
         s.embeddings.push_back(embedding(64, 4096, 8, 8, (1 << e) / 4096, 8));
         s.gemvs.push_back(gemv((1 << e) / 8192, 8, 1024));
@@ -392,6 +398,16 @@ std::vector<Workload> in_run_order(const std::vector<Workload> &w) {
     return out;
 }
 
+// The schedules of a program users write, first without the default schedule
+// where no reference checks it: that run is then the check, and shows what the
+// default schedule gains.
+Schedules users_schedules(bool reference, std::function<Program()> plain, Schedules schedules) {
+    if (!reference) {
+        schedules.insert(schedules.begin(), {"no default schedule", std::move(plain), false});
+    }
+    return schedules;
+}
+
 std::vector<Workload> workloads(const Sizes &s) {
     std::vector<Workload> w;
     for (int n : s.params) {
@@ -444,20 +460,43 @@ std::vector<Workload> workloads(const Sizes &s) {
                      nullptr, 4.0 * n * hidden});
         w.back().min_ranks = 2;
         w.back().reference = 2.0 * n * hidden <= reference_macs;
-        // A block as a user writes it (UserBlock.h): without the default
-        // schedule (the check), unscheduled, fused, and fused with the MatMul
-        // overlapped in 4 chunks.
+        // A block as a user writes it (UserBlock.h): unscheduled, fused, and
+        // fused with the MatMul overlapped in 4 chunks.
         Workload user{"user_block", size, n, {}, nullptr, 2.0 * n * hidden};
         auto block = [hidden = hidden, tokens = tokens](bool fused, int overlap) {
             return [=] { return user_block(hidden, tokens, fused, overlap); };
         };
-        user.schedules = {{"no default schedule", block(false, 0), false},
-                          {"unscheduled", block(false, 0)},
-                          {"fused", block(true, 0)},
-                          {"overlapped", block(true, 4)}};
-        user.tolerance = 1e-5; // the device's square root and division
         user.reference = (double)n * hidden <= reference_macs;
+        user.schedules = users_schedules(user.reference, block(false, 0),
+                                         {{"unscheduled", block(false, 0)},
+                                          {"fused", block(true, 0)},
+                                          {"overlapped", block(true, 4)}});
+        user.tolerance = 1e-5; // the device's square root and division
         w.push_back(user);
+    }
+    for (auto [head_dim, heads, tokens] : s.attentions) {
+        // Attention as a user writes it (UserAttention.h): unscheduled, and
+        // with the output projection overlapped with its all_reduce in 4 chunks.
+        const int64_t hidden = (int64_t)head_dim * heads, n = hidden * tokens;
+        const double macs = 4.0 * n * hidden + 2.0 * n * tokens;
+        Workload attention{"user_attention",
+                           std::to_string(heads) + "x" + std::to_string(head_dim) + "x" +
+                               std::to_string(tokens),
+                           n,
+                           {},
+                           nullptr,
+                           2 * macs};
+        auto make = [head_dim = head_dim, heads = heads, tokens = tokens](int overlap) {
+            return [=] { return user_attention(head_dim, heads, tokens, overlap); };
+        };
+        attention.reference = macs <= reference_macs;
+        attention.schedules =
+            users_schedules(attention.reference, make(0), {{"unscheduled", make(0)}});
+        if (s.every_schedule) {
+            attention.schedules.push_back({"overlapped", make(4)});
+        }
+        attention.tolerance = 1e-5; // the device's exp and division
+        w.push_back(attention);
     }
     for (const apps::EmbeddingConfig &c : s.embeddings) {
         const int64_t n = (int64_t)c.dim * c.tile * c.tables * c.tiles;
@@ -482,7 +521,7 @@ std::vector<Workload> workloads(const Sizes &s) {
     }
     auto is_split = [](const Schedule &schedule) { return schedule.name.rfind("split", 0) == 0; };
     for (Workload &x : w) {
-        if (!s.split) {
+        if (!s.every_schedule) {
             x.schedules.erase(std::remove_if(x.schedules.begin(), x.schedules.end(), is_split),
                               x.schedules.end());
         }

@@ -47,6 +47,7 @@ SIZES = {
     "smoke": dict(
         params=[4096],
         blocks=[(32, 64)],
+        attentions=[(8, 7, 24)],
         embeddings=[dict(dim=16, rows=256, tables=7, bag=4, tile=8, tiles=4)],
         gemvs=[dict(tile=16, tiles=4, cols=256)],
         gemms=[gemm_config(16, 7, 8, 4)],
@@ -63,6 +64,7 @@ SIZES = {
     "full": dict(
         params=[1 << 22, 1 << 24, 1 << 26],
         blocks=[(1024, 2048), (2048, 4096), (4096, 8192)],
+        attentions=[(64, 16, 1024), (64, 16, 4096), (128, 32, 4096)],
         embeddings=[dict(dim=64, rows=4096, tables=8, bag=8, tile=(1 << e) // 4096, tiles=8)
                     for e in (20, 22, 24)],
         gemvs=[dict(tile=(1 << e) // 8192, tiles=8, cols=1024) for e in (20, 22, 24)],
@@ -160,6 +162,34 @@ def user_block_matmuls(x, ws):
     return [torch.matmul(xk, w) for xk, w in zip(x.chunk(len(ws), dim=1), ws)]
 
 
+def user_attention(x, wqs, wks, wvs, wos, head_dim):
+    # UserAttention.h: each rank's heads (rows of nn.Linear weights, [out, in])
+    # through scaled_dot_product_attention, its share of the output projection
+    # (columns of that weight), the shares summed (the all_reduce).
+    tokens = x.shape[0]
+
+    def heads(w):
+        return (x @ w.T).view(tokens, -1, head_dim).transpose(0, 1)
+
+    partials = []
+    for wq, wk, wv, wo in zip(wqs, wks, wvs, wos):
+        attended = F.scaled_dot_product_attention(heads(wq), heads(wk), heads(wv))
+        partials.append(attended.transpose(0, 1).reshape(tokens, -1) @ wo.T)
+    return summed(partials)
+
+
+def user_attention_matmuls(x, wqs, wks, wvs, wos, head_dim):
+    # The same MatMuls through torch.matmul, the softmax left out.
+    tokens = x.shape[0]
+    out = []
+    for wq, wk, wv, wo in zip(wqs, wks, wvs, wos):
+        q, k, v = (torch.matmul(x, w.T).view(tokens, -1, head_dim).transpose(0, 1)
+                   for w in (wq, wk, wv))
+        attended = torch.matmul(torch.matmul(q, k.transpose(1, 2)), v)
+        out.append(torch.matmul(attended.transpose(0, 1).reshape(tokens, -1), wo.T))
+    return out
+
+
 def all_to_all(t, ranks, dim):
     # Rank q receives block q of `dim` (blocks of ceil(extent / R), as CoCoNet slices).
     return [part.contiguous() for part in t.chunk(ranks, dim=dim)]
@@ -237,6 +267,20 @@ def cases(sizes):
         out.append(("megatron_mlp", label, n, None, 4 * n * ffn, mlp))
         out.append(("two_stage_pipeline", label, n, None, 4 * n * hidden, pipe))
         out.append(("user_block", label, n, None, 2 * n * hidden, user))
+    for head_dim, heads, tokens in sizes.get("attentions", []):
+        hidden = head_dim * heads
+        n = hidden * tokens
+
+        def attention(ranks, head_dim=head_dim, heads=heads, tokens=tokens, hidden=hidden):
+            # Each rank's heads: blocks of ceil(heads / R), as CoCoNet slices them.
+            block = -(-heads // ranks) * head_dim
+            rows = [list(randn(hidden, hidden).split(block, dim=0)) for _ in range(3)]
+            wos = list(randn(hidden, hidden).split(block, dim=1))
+            args = (randn(tokens, hidden), *rows, [w.contiguous() for w in wos], head_dim)
+            return {"eager": (user_attention, args), "cublas": (user_attention_matmuls, args)}
+
+        out.append(("user_attention", f"{heads}x{head_dim}x{tokens}", n, None,
+                    2 * (4 * n * hidden + 2 * n * tokens), attention))
     for c in sizes["embeddings"]:
         n = c["dim"] * c["tile"] * c["tables"] * c["tiles"]
 

@@ -8,10 +8,13 @@
 // - a data-parallel optimizer whose update needs a global norm first
 //   (gradient clipping): the momentum and the weights are computed in the
 //   all_gather's pass.
+// - attention as the GPU and CPU benchmarks run it (apps/bench/UserAttention.h):
+//   heads split over the ranks, the output projection row-parallel.
 // Every schedule equals the single-process reference on 1 to 5 ranks at sizes
 // no count divides.
 #include "Apps.h"
 #include "TestUtil.h"
+#include "UserAttention.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
@@ -123,6 +126,24 @@ TEST_CASE("sequence parallelism overlaps along the sliced tokens", "[schedules][
     CHECK_THAT(print_plan(lower(sequence_parallel(c)), 3),
                Contains("[overlapped with partial: 3 tiles of 2 along dimension 0, the next tile "
                         "computed while this one moves]"));
+}
+
+TEST_CASE("attention with its heads split over the ranks", "[schedules][overlap]") {
+    // 5 heads: on 4 and 5 ranks some ranks hold none; 7 tokens, 3 features a head.
+    for (bool default_schedule : {false, true}) {
+        JitOptions options;
+        options.default_schedule = default_schedule;
+        for (int chunks : {0, 3}) {
+            INFO("default schedule " << default_schedule << ", " << chunks << " chunks");
+            check_matches_reference(user_attention(3, 5, 7, chunks), kRanks, 0.0, 1, make_inputs,
+                                    options);
+        }
+    }
+    // At a size worth tiles, the projections read nn.Linear's [out, in] weights
+    // through transposed copies.
+    CHECK_THAT(JitProgram(user_attention(64, 4, 256)).plan(2),
+               Contains("q: register tiles of") &&
+                   Contains("wq read through a copy with c innermost"));
 }
 
 TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {

@@ -1,0 +1,77 @@
+"""The programs of apps/bench/user_programs.cpp in PyTorch on this CPU (FP32,
+a thread per core), eager and torch.compile'd, the best of 7 calls:
+
+    python3 apps/bench/torch_user_programs.py block [tokens=4096] [width=1024]
+    python3 apps/bench/torch_user_programs.py attention [tokens=1024] [heads=16] [head_dim=64]
+
+PyTorch computes each program in one process (all heads, the whole
+contraction), as a user without model parallelism would.
+"""
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def block(x, w, bias, residual):
+    return F.layer_norm(x @ w + bias + residual, (w.shape[1],), eps=1e-5)
+
+
+def attention(x, wq, wk, wv, wo, heads):
+    # nn.Linear's weights ([out, in]); scaled_dot_product_attention over the heads.
+    tokens, hidden = x.shape
+
+    def split(w):
+        return (x @ w.T).view(tokens, heads, hidden // heads).transpose(0, 1)
+
+    attended = F.scaled_dot_product_attention(split(wq), split(wk), split(wv))
+    return attended.transpose(0, 1).reshape(tokens, hidden) @ wo.T
+
+
+def best_seconds(fn, args, reps=7):
+    for _ in range(3):
+        fn(*args)
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def numbers(defaults):
+    values = [int(a) for a in sys.argv[2:]]
+    if len(values) > len(defaults) or any(v < 1 for v in values):
+        sys.exit(__doc__)
+    return values + defaults[len(values):]
+
+
+def main():
+    which = sys.argv[1] if len(sys.argv) > 1 else ""
+    if which == "block":
+        tokens, width = numbers([4096, 1024])
+        fn = block
+        args = (torch.randn(tokens, width), torch.randn(width, width), torch.randn(width),
+                torch.randn(tokens, width))
+        shape = f"{tokens} tokens x {width}"
+    elif which == "attention":
+        tokens, heads, head_dim = numbers([1024, 16, 64])
+        hidden = heads * head_dim
+
+        def fn(*a):
+            return attention(*a, heads)
+
+        args = (torch.randn(tokens, hidden), *(torch.randn(hidden, hidden) for _ in range(4)))
+        shape = f"{tokens} tokens, {heads} heads of {head_dim}"
+    else:
+        sys.exit(__doc__)
+    torch.set_num_threads(os.cpu_count())
+    for name, f in (("eager", fn), ("torch.compile", torch.compile(fn))):
+        print(f"PyTorch {torch.__version__} {name}, user {which}, {shape}, "
+              f"{os.cpu_count()} threads: {best_seconds(f, args):.4f} s per call")
+
+
+if __name__ == "__main__":
+    main()
