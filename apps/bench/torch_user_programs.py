@@ -42,7 +42,10 @@ def best_seconds(fn, args, reps=7):
 
 
 def numbers(defaults):
-    values = [int(a) for a in sys.argv[2:]]
+    try:
+        values = [int(a) for a in sys.argv[2:]]
+    except ValueError:
+        sys.exit(__doc__)
     if len(values) > len(defaults) or any(v < 1 for v in values):
         sys.exit(__doc__)
     return values + defaults[len(values):]
