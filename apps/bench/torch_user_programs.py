@@ -12,22 +12,9 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
-
-def block(x, w, bias, residual):
-    return F.layer_norm(x @ w + bias + residual, (w.shape[1],), eps=1e-5)
-
-
-def attention(x, wq, wk, wv, wo, heads):
-    # nn.Linear's weights ([out, in]); scaled_dot_product_attention over the heads.
-    tokens, hidden = x.shape
-
-    def split(w):
-        return (x @ w.T).view(tokens, heads, hidden // heads).transpose(0, 1)
-
-    attended = F.scaled_dot_product_attention(split(wq), split(wk), split(wv))
-    return attended.transpose(0, 1).reshape(tokens, hidden) @ wo.T
+# The programs as torch_bench.py writes them for R ranks, here for one.
+from torch_bench import user_attention, user_block
 
 
 def best_seconds(fn, args, reps=7):
@@ -55,18 +42,16 @@ def main():
     which = sys.argv[1] if len(sys.argv) > 1 else ""
     if which == "block":
         tokens, width = numbers([4096, 1024])
-        fn = block
-        args = (torch.randn(tokens, width), torch.randn(width, width), torch.randn(width),
+        fn = user_block
+        args = (torch.randn(tokens, width), [torch.randn(width, width)], torch.randn(width),
                 torch.randn(tokens, width))
         shape = f"{tokens} tokens x {width}"
     elif which == "attention":
         tokens, heads, head_dim = numbers([1024, 16, 64])
         hidden = heads * head_dim
-
-        def fn(*a):
-            return attention(*a, heads)
-
-        args = (torch.randn(tokens, hidden), *(torch.randn(hidden, hidden) for _ in range(4)))
+        fn = user_attention
+        args = (torch.randn(tokens, hidden), *([torch.randn(hidden, hidden)] for _ in range(4)),
+                head_dim)
         shape = f"{tokens} tokens, {heads} heads of {head_dim}"
     else:
         sys.exit(__doc__)
