@@ -41,6 +41,11 @@ constexpr int64_t gpu_min_tiles = 8192, gpu_long_contraction = 512;
 // over each few columns of the matrix, which streams through once).
 constexpr int64_t cached_output_bytes = 32 * 1024;
 
+// A Func computing fewer values and reduction steps than this (its global
+// extents' estimates) runs on one thread: starting tasks on others costs
+// microseconds, about what a core computes of this much.
+constexpr int64_t min_task_work = 1 << 18;
+
 // The pure variables and reduction variables an expression reads.
 struct IndexVars : public IRVisitor {
     std::set<std::string> pure;
@@ -369,6 +374,11 @@ void transpose_rows(const DefaultSchedule &s, Halide::Func f, int i) {
     read.rewrite(f, {i});
 }
 
+// What the plan says of a Func's tasks along pure variable `var` ("": none).
+std::string tasks_why(const std::string &var, const std::string &loops) {
+    return var.empty() ? "" : ", its " + loops + var + " in a task per thread of the rank";
+}
+
 } // namespace
 
 std::optional<GemmForm> gemm_form(const Function &fn) {
@@ -491,6 +501,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&
             (!gpu || !too_few_gpu_tiles(fn, extents))) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], rows, cols};
+            s.tasks = gpu ? "" : task_variable(fn, extents, true);
             const std::string tiles = std::to_string(rows) + " x " + std::to_string(cols) +
                                       " along (" + fn.args()[0] + ", " + fn.args()[1] + ")";
             if (gpu) {
@@ -505,6 +516,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                     s.why +=
                         ", " + name + " read through a copy with " + fn.args()[0] + " innermost";
                 }
+                s.why += tasks_why(s.tasks, "tiles along ");
             }
             d.emplace(c, s);
             continue;
@@ -569,9 +581,58 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (serial) {
             s.why += ", reductions writing elsewhere in Halide's serial loops";
         }
+        s.tasks = task_variable(fn, extents, false);
+        s.why += tasks_why(s.tasks, "");
         d.emplace(c, s);
     }
     return d;
+}
+
+std::string task_variable(const Function &fn, const std::vector<int64_t> &extents, bool tiled) {
+    int64_t elements = 1, steps = 1;
+    for (int64_t e : extents) {
+        elements *= std::max<int64_t>(e, 1);
+    }
+    for (const Definition &u : fn.updates()) {
+        int64_t iterations = 1;
+        for (const ReductionVariable &rv : u.schedule().rvars()) {
+            iterations *= std::max<int64_t>(estimate(rv.extent, 1 << 10), 1);
+        }
+        steps += iterations;
+    }
+    if (elements * steps < min_task_work) {
+        return "";
+    }
+    if (tiled || extents.size() < 2) {
+        return fn.args()[tiled ? 1 : 0];
+    }
+    const auto most = std::max_element(extents.begin() + 1, extents.end());
+    return fn.args()[most - extents.begin()];
+}
+
+bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
+                  const Halide::Expr &threads) {
+    const std::vector<Dim> &dims = stage.get_schedule().dims();
+    // A loop that a split made is named for the variable split too ("t.t_o").
+    const auto at = std::find_if(dims.begin(), dims.end(), [&](const Dim &d) {
+        return d.var == loop || ends_with(d.var, "." + loop);
+    });
+    if (at == dims.end()) {
+        return false;
+    }
+    for (auto d = at; d != dims.end(); ++d) {
+        if (d->dim_type != DimType::PureVar || d->for_type != ForType::Serial) {
+            return false;
+        }
+    }
+    // A rank of one thread runs the loops as they were, never entering
+    // Halide's thread pool.
+    const Halide::Var var(loop), task(loop + "_task");
+    const Halide::Expr per_task = (iterations + threads - 1) / threads;
+    stage.specialize(threads > 1)
+        .split(var, task, var, Halide::max(1, per_task), Halide::TailStrategy::GuardWithIf)
+        .parallel(task);
+    return true;
 }
 
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {

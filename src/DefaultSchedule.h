@@ -100,6 +100,10 @@ struct DefaultSchedule {
     // A reduction of fewer iterations than this (all constant) is short.
     static constexpr int64_t short_reduction = 16;
     static constexpr int unroll = 8;
+    // The pure variable whose loop (a MatMul's: its loop over tiles) a rank
+    // splits into as many parallel tasks as it has CPU threads
+    // (coconet_rank_threads), or "": too little work to share.
+    std::string tasks;
     std::string why; // what the plan says of the choice
 };
 
@@ -116,6 +120,23 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
+
+// The pure variable of fn (of these estimated extents) whose loop a rank
+// shares among its CPU threads: `tiled` (register tiles along its first two),
+// its second; otherwise the one of most iterations after its first, or its
+// first in a Func of one dimension. "" where fn computes too little for
+// tasks to pay.
+std::string task_variable(const Halide::Internal::Function &fn, const std::vector<int64_t> &extents,
+                          bool tiled);
+
+// Where `threads` > 1, splits the loop `loop` of `stage` (`iterations` long)
+// into `threads` tasks run in parallel, where only loops of pure variables,
+// serial, enclose it: a reduction loop outside it would start the tasks at
+// each of its steps. Each element is computed as before, so results stay
+// bit for bit. Returns whether it split the loop. Call it after the stage's
+// other directives: they apply to both specializations.
+bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
+                  const Halide::Expr &threads);
 
 // The plain names of the operands that fn's updates read varying along x in
 // one argument other than their first, in the order they are read: those

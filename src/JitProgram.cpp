@@ -43,6 +43,10 @@ int32_t jit_size(void *uc) {
     return coconet_size(comm_of(uc));
 }
 
+int32_t jit_rank_threads(void *uc) {
+    return coconet_rank_threads(comm_of(uc));
+}
+
 // The collective's runtime copies device buffers through the executor's
 // with_device_context, so the JIT's entry only unwraps the communicator.
 int jit_collective(void *uc, const char *name, const halide_buffer_t *desc, int32_t e0, int32_t e1,
@@ -290,6 +294,7 @@ JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
                 f.pipeline.set_jit_externs({
                     {"coconet_rank", Halide::JITExtern(jit_rank)},
                     {"coconet_size", Halide::JITExtern(jit_size)},
+                    {"coconet_rank_threads", Halide::JITExtern(jit_rank_threads)},
                     {"coconet_collective", Halide::JITExtern(jit_collective)},
                     {"coconet_gemm", Halide::JITExtern(jit_gemm)},
                 });

@@ -346,10 +346,30 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         return rebuild_as_gemm(f, info, callee, rank, world_size, user_context,
                                default_schedule->library_gemm);
     }
+    const Expr threads =
+        Call::make(Halide::Int(32), "coconet_rank_threads", {user_context}, Call::PureExtern);
+    // The rank's iterations of the loop over pure variable `var`, `per_step` at a time.
+    auto iterations = [&](const std::string &var, int per_step) {
+        const std::vector<std::string> &args = f.func.function().args();
+        const int d = (int)(std::find(args.begin(), args.end(), var) - args.begin());
+        const ExprRange r = rank_box_range(info, d, rank, world_size);
+        return (r.end - r.begin + per_step - 1) / per_step;
+    };
     if (!tile) {
         Halide::Func out = rebuild_compute(f, info, callee, rank, world_size);
         if (default_schedule) {
-            apply_default_vectors(*default_schedule, out);
+            const DefaultSchedule &s = *default_schedule;
+            apply_default_vectors(s, out);
+            if (!s.tasks.empty()) {
+                const Expr n = iterations(s.tasks, s.tasks == s.x ? s.lanes : 1);
+                run_in_tasks(out, s.tasks, n, threads);
+                for (const std::vector<int> *updates :
+                     {&s.reordered_updates, &s.gathered_updates, &s.transposed_updates}) {
+                    for (int i : *updates) {
+                        run_in_tasks(out.update(i), s.tasks, n, threads);
+                    }
+                }
+            }
         }
         return out;
     }
@@ -374,6 +394,18 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         read_operands_transposed(acc, tile->x);
     }
     schedule_tiles(*tile, gpu, out, acc);
+    if (!gpu) {
+        std::vector<int64_t> estimates;
+        for (const Expr &e : info.extents) {
+            estimates.push_back(estimate(e, 1 << 20));
+        }
+        const std::string tasks = f.register_tile
+                                      ? task_variable(f.func.function(), estimates, true)
+                                      : default_schedule->tasks;
+        if (!tasks.empty()) {
+            run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
+        }
+    }
     return out;
 }
 

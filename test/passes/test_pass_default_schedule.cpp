@@ -135,6 +135,22 @@ int loop_index(const Halide::Internal::Definition &d, const std::string &var) {
     return -1;
 }
 
+// The parallel loop of a stage's specialization for ranks of more than one
+// thread: its name, or "" where it has none; and whether the stage itself
+// (one thread) has any.
+std::string parallel_loop(const Halide::Internal::Definition &d) {
+    auto parallel = [](const Halide::Internal::Definition &s) -> std::string {
+        for (const Halide::Internal::Dim &dim : s.schedule().dims()) {
+            if (dim.for_type == Halide::Internal::ForType::Parallel) {
+                return dim.var;
+            }
+        }
+        return "";
+    };
+    CHECK(parallel(d).empty());
+    return d.specializations().size() == 1 ? parallel(d.specializations()[0].definition) : "";
+}
+
 bool has_vectorized_loop(const Halide::Internal::Definition &d) {
     for (const Halide::Internal::Dim &dim : d.schedule().dims()) {
         if (dim.for_type == Halide::Internal::ForType::Vectorized) {
@@ -694,5 +710,64 @@ TEST_CASE("default schedule: results equal the reference with it and without it"
         JitOptions options;
         options.default_schedule = on;
         check_matches_reference(s.program, {1, 3, 4, 5}, 0.0, 1, make_inputs, options);
+    }
+}
+
+TEST_CASE("default schedule: a Func large enough runs in a task per thread of its rank",
+          "[passes][default_schedule]") {
+    // Sizes no rank or thread count up to 4 divides; each Func computes more
+    // than min_task_work values and reduction steps but the last.
+    Program p("tasks");
+    const int m = 70, k = 67, n = 61, tokens = 15001, features = 19, big = 300007;
+    DFunc a = input("a", Float(32), {m, k}, Replicated());
+    DFunc b = input("b", Float(32), {k, n}, Sliced(1));
+    DFunc feats = input("feats", Float(32), {features, tokens}, Sliced(1));
+    DFunc v = input("v", Float(32), {big}, Sliced(0));
+    DFunc w = input("w", Float(32), {40, 401}, Replicated());
+    DFunc u = input("u", Float(32), {1001}, Sliced(0));
+    Var x("x"), y("y");
+    Halide::RDom r(0, k, "r"), f(0, features, "f");
+    DFunc matmul("matmul"), sumsq("sumsq"), scaled("scaled"), rows("rows", {40, 401}),
+        small("small");
+    matmul(x, y) = 0.0f;
+    matmul(x, y) += a(x, r) * b(r, y);
+    sumsq(x) = 0.0f; // across the features: through transposed tiles
+    sumsq(x) += feats(f, x) * feats(f, x);
+    scaled(x) = v(x) * 2.0f + 1.0f;
+    rows(x, y) = 0.0f; // 19 terms into 40 x 401 sums, outside the rows
+    rows(x, y) += w(x, Halide::min(y + f, 400)) * 0.5f;
+    small(x) = u(x) * 3.0f; // too little work for tasks
+    p.output(matmul, Sliced(1))
+        .output(sumsq, Sliced(0))
+        .output(scaled, Sliced(0))
+        .output(rows, Replicated())
+        .output(small, Sliced(0));
+    const LoweredProgram l = lower_for_host(p);
+    CHECK(default_of(l, matmul)->tasks == "y");
+    CHECK(default_of(l, sumsq)->tasks == "x");
+    CHECK(default_of(l, scaled)->tasks == "x");
+    CHECK(default_of(l, rows)->tasks == "y");
+    const std::string dump = dump_default_schedules(l.defaults, l.analysis);
+    CHECK(dump.find("its tiles along y in a task per thread of the rank\n") != std::string::npos);
+    CHECK(dump.find("in registers, its x in a task per thread of the rank\n") != std::string::npos);
+
+    // Each stage's task loop is parallel, outside every other loop it runs
+    // (along x, the loop over its vectors).
+    std::map<std::string, Function> funcs = segment_funcs(l);
+    CHECK(parallel_loop(funcs.at("matmul").definition()) == "y.y_o.y_o_task");
+    CHECK(parallel_loop(funcs.at("sumsq").definition()) == "x.x.x_task");
+    CHECK(parallel_loop(funcs.at("sumsq").update(0)) == "x.x.x_task");
+    CHECK(parallel_loop(funcs.at("scaled").definition()) == "x.x.x_task");
+    CHECK(parallel_loop(funcs.at("rows").definition()) == "y.y_task");
+    CHECK(parallel_loop(funcs.at("rows").update(0)) == "y.y_task");
+    CHECK(parallel_loop(funcs.at("matmul_acc").update(0)).empty()); // inside a task
+    CHECK(parallel_loop(funcs.at("small").definition()).empty());
+
+    // Every element is computed as on one thread: bit for bit the reference,
+    // whatever the tasks (more threads than cores too).
+    for (const char *threads : {"1", "2", "3"}) {
+        INFO("COCONET_RANK_THREADS=" << threads);
+        coconet_test::ScopedEnv env("COCONET_RANK_THREADS", threads);
+        check_matches_reference(p, {1, 3, 4}, 0.0, 1, make_inputs);
     }
 }

@@ -10,6 +10,11 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include "core/Errors.h"
 
@@ -145,6 +150,35 @@ double initial_timeout(double requested) {
     return number && t > kMaxTimeout ? kMaxTimeout : fallback;
 }
 
+int threads_per_rank(int ranks_in_process, int ranks_on_node) {
+    constexpr long most = 1024;
+    const char *env = std::getenv("COCONET_RANK_THREADS");
+    if (env && *env) {
+        char *end = nullptr;
+        const long n = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && n >= 1 && n <= most) {
+            return (int)n;
+        }
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true)) {
+            std::fprintf(stderr,
+                         "coconet: COCONET_RANK_THREADS='%s' is not an integer in [1, %ld]; "
+                         "dividing the CPUs among the ranks instead\n",
+                         env, most);
+        }
+    }
+    const int online = (int)std::max(1u, std::thread::hardware_concurrency());
+    int cpus = online;
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        cpus = std::max(1, CPU_COUNT(&set));
+    }
+#endif
+    const int sharing = cpus < online ? ranks_in_process : ranks_on_node;
+    return std::max(1, cpus / std::max(1, sharing));
+}
+
 } // namespace coconet_rt
 
 namespace {
@@ -169,6 +203,10 @@ const char *coconet_comm_backend(const coconet_comm *comm) {
 
 int coconet_comm_local_ranks(const coconet_comm *comm) {
     return comm->local_ranks;
+}
+
+int coconet_comm_threads(const coconet_comm *comm) {
+    return comm->threads;
 }
 
 int coconet_comm_deterministic(const coconet_comm *comm) {

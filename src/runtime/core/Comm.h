@@ -27,6 +27,14 @@ bool is_live_comm(const void *p);
 // comm->fail when comm is live; otherwise records the failure for
 // coconet_comm_last_error(NULL) on this thread and prints it.
 int fail(coconet_comm *comm, int code, const std::string &message);
+// The CPU threads a rank may compute with, `ranks_in_process` of the world's
+// ranks running in this process and `ranks_on_node` on this machine:
+// COCONET_RANK_THREADS when it is an integer in [1, 1024] (another value
+// but empty: a warning, once), else the CPUs this process may run on divided among the
+// ranks that share them (at least 1): those of the machine where the process
+// may run on all its CPUs, else those of the process (a launcher binding each
+// process to CPUs of its own).
+int threads_per_rank(int ranks_in_process, int ranks_on_node);
 // The longest timeout (a day): a larger one is a hang by another name.
 constexpr double kMaxTimeout = 86400.0;
 // The timeout a communicator starts with: COCONET_TIMEOUT_S when it is a
@@ -135,6 +143,9 @@ struct coconet_comm {
     // Ranks of the world in this process (sharing its Halide thread pool):
     // set by backends that run several (threads, an NCCL world).
     int local_ranks = 1;
+    // CPU threads this rank's parallel loops may use (threads_per_rank): set
+    // by each backend from the ranks it runs on this machine.
+    int threads = 1;
     double timeout;
     std::string last_error;
     int last_error_code = COCONET_OK;

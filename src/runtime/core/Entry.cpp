@@ -161,6 +161,10 @@ int32_t coconet_size(void *user_context) {
     return static_cast<coconet_comm *>(user_context)->size;
 }
 
+int32_t coconet_rank_threads(void *user_context) {
+    return static_cast<coconet_comm *>(user_context)->threads;
+}
+
 int coconet_collective_call(coconet_comm *comm, const char *name,
                             const coconet_collective_desc *desc, halide_buffer_t *in,
                             halide_buffer_t *out) {

@@ -115,6 +115,10 @@ const char *coconet_comm_backend(const coconet_comm *comm); // "threads", "mpi" 
 // How many ranks of this communicator's world run in this process (threads:
 // all of them; MPI: one): they share the process's Halide thread pool.
 int coconet_comm_local_ranks(const coconet_comm *comm);
+// How many CPU threads this rank's default-scheduled loops run on: the CPUs
+// of this process divided among the world's ranks on this machine (threads:
+// the process's ranks; MPI: the node's), or COCONET_RANK_THREADS.
+int coconet_comm_threads(const coconet_comm *comm);
 // 1 when this communicator's reductions combine the ranks' values in group-rank
 // order, as the compiler's reference does, so that floating-point results are
 // bit-identical to it (threads; MPI with COCONET_MPI_COLLECTIVES=deterministic).
@@ -201,6 +205,7 @@ void coconet_group_range(int world_size, int nsplit, int group, int *first, int 
 // user_context is the coconet_comm* of the calling rank.
 int32_t coconet_rank(void *user_context);
 int32_t coconet_size(void *user_context);
+int32_t coconet_rank_threads(void *user_context); // coconet_comm_threads
 
 // One collective, described by a versioned struct rather than positional
 // integers, so that arguments are named and a library built against another

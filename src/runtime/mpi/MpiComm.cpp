@@ -8,15 +8,13 @@
 // the order MPI picks; `deterministic` moves data with MPI_Ialltoallv only and
 // reduces in group-rank order here, bit for bit the reference. A
 // reduce_scatter takes the second way on both paths: it moves no more than
-// MPI's own, and Open MPI's non-blocking one is much slower than either. Every call is first checked: each member sends the others
-// its call's signature, so that different calls fail naming the rank and a
-// rank that never comes is named before any collective is posted. Data is
-// read and written in the caller's buffers where it lies contiguously, packed
-// otherwise. SEND_RECV (two groups) is point-to-point. Fused reduce-scatters
-// take a ring of messages, or on one node a shared-memory window over the
-// group's communicator. A rank that fails on its own sends the others its
-// reason (abort), which their polled waits read. Compiled to stubs without
-// COCONET_HAS_MPI.
+// MPI's own, and Open MPI's non-blocking one is much slower than either. Every call is first
+// checked: each member sends the others its call's signature, so that different calls fail naming
+// the rank and a rank that never comes is named before any collective is posted. Data is read and
+// written in the caller's buffers where it lies contiguously, packed otherwise. SEND_RECV (two
+// groups) is point-to-point. Fused reduce-scatters take a ring of messages, or on one node a
+// shared-memory window over the group's communicator. A rank that fails on its own sends the others
+// its reason (abort), which their polled waits read. Compiled to stubs without COCONET_HAS_MPI.
 #include <cstdio>
 
 #include "core/Comm.h"
@@ -309,7 +307,9 @@ coconet_comm *coconet_mpi_comm_create(double timeout_seconds) {
         return nullptr;
     }
     MPI_Comm_set_errhandler(notices, MPI_ERRORS_RETURN);
-    return new MpiComm(rank, size, timeout_seconds, node_size == size, world, notices);
+    auto *comm = new MpiComm(rank, size, timeout_seconds, node_size == size, world, notices);
+    comm->threads = coconet_rt::threads_per_rank(1, std::max(1, node_size));
+    return comm;
 }
 
 void coconet_mpi_comm_destroy(coconet_comm *comm) {

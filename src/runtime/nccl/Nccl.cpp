@@ -30,9 +30,9 @@
 #include <mpi.h>
 #endif
 
+#include "HalideRuntimeCuda.h"
 #include "core/Comm.h"
 #include "core/Errors.h"
-#include "HalideRuntimeCuda.h"
 #include "core/Pack.h"
 #include "core/Reduce.h"
 
@@ -649,6 +649,7 @@ coconet_nccl_world *coconet_nccl_world_create(int nranks, double timeout_seconds
         world->comms.push_back(
             std::make_unique<NcclComm>(r, nranks, timeout_seconds, r, nccl[r], failure));
         world->comms.back()->local_ranks = nranks;
+        world->comms.back()->threads = coconet_rt::threads_per_rank(nranks, nranks);
     }
     return world.release();
 }

@@ -204,6 +204,7 @@ struct ThreadsComm : coconet_comm {
     ThreadsComm(coconet_threads_world *w, int rank, double timeout)
         : coconet_comm(rank, w->size, timeout), world(w) {
         local_ranks = w->size;
+        threads = coconet_rt::threads_per_rank(w->size, w->size);
     }
 
     const char *backend() const override { return "threads"; }

@@ -11,6 +11,7 @@
 //
 // The case generator and reference are shared with
 // runtime/threads/test_runtime_threads.cpp (runtime/RuntimeCases.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #define OMPI_SKIP_MPICXX 1
@@ -120,6 +122,9 @@ int main() {
     report(coconet_mpi_available() == 1 && std::string(coconet_comm_backend(comm)) == "mpi",
            "MPI backend on " + std::to_string(R) + " ranks");
     report(coconet_comm_local_ranks(comm) == 1, "one rank per process");
+    const int threads = coconet_comm_threads(comm);
+    report(threads >= 1 && threads <= (int)std::max(1u, std::thread::hardware_concurrency()),
+           "CPU threads of a rank: " + std::to_string(threads));
     // COCONET_MPI_COLLECTIVES picks the path of unfused collectives: anything
     // but "deterministic" is the native one (with a warning when unknown).
     const char *env = std::getenv("COCONET_MPI_COLLECTIVES");

@@ -85,6 +85,42 @@ TEST_CASE("partitions follow the north star", "[runtime]") {
     CHECK((first == 2 && count == 3));
 }
 
+TEST_CASE("a rank's CPU threads: the process's CPUs shared among its ranks, or the environment's",
+          "[runtime]") {
+    // No other thread runs here; the environment the test was given comes back after it.
+    const char *given = std::getenv("COCONET_RANK_THREADS");
+    const std::string kept = given ? given : "";
+    unsetenv("COCONET_RANK_THREADS");
+    auto threads = [](int ranks) {
+        coconet_threads_world *w = coconet_threads_world_create(ranks, 1.0);
+        REQUIRE(w);
+        const int t = coconet_comm_threads(coconet_threads_world_comm(w, ranks - 1));
+        CHECK(coconet_rank_threads(coconet_threads_world_comm(w, 0)) == t);
+        coconet_threads_world_destroy(w);
+        return t;
+    };
+    const int cpus = threads(1);
+    CHECK(cpus >= 1);
+    CHECK(cpus <= (int)std::max(1u, std::thread::hardware_concurrency()));
+    CHECK(threads(2) == std::max(1, cpus / 2));
+    CHECK(threads(cpus + 1) == 1);
+    for (const char *value : {"1", "5", "1024"}) {
+        setenv("COCONET_RANK_THREADS", value, 1);
+        CHECK(threads(3) == std::atoi(value));
+    }
+    // Empty is unset; not a count, a warning: the CPUs shared as without it.
+    for (const char *garbage : {"", "0", "-2", "abc", "4x", "1025"}) {
+        INFO("COCONET_RANK_THREADS='" << garbage << "'");
+        setenv("COCONET_RANK_THREADS", garbage, 1);
+        CHECK(threads(2) == std::max(1, cpus / 2));
+    }
+    if (given) {
+        setenv("COCONET_RANK_THREADS", kept.c_str(), 1);
+    } else {
+        unsetenv("COCONET_RANK_THREADS");
+    }
+}
+
 TEST_CASE("communicator queries", "[runtime]") {
     coconet_threads_world *w = coconet_threads_world_create(3, 4.5);
     REQUIRE(w);
