@@ -157,7 +157,7 @@ StepKernel build_step_kernel(const CompiledProgram &compiled, int step, int nsrc
         build_fused_kernel(pass, compiled.lowered.analysis, nsrc, compiled.target);
     StepKernel k{ProgramFunction{compiled.function_name + "_step" + std::to_string(segment) +
                                      "_kernel" + std::to_string(nsrc),
-                                 kp.pipeline, kp.arguments, (int)pass.outputs.size()},
+                                 kp.pipeline, kp.arguments, (int)pass.outputs.size(), true},
                  kp.on_gpu, kp.one_kernel};
     debug_dump("build_fused_kernel", compiled.lowered.program, [&] {
         return "  " + k.function.name + ": " +

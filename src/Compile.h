@@ -47,7 +47,7 @@ struct ProgramFunction {
     Halide::Pipeline pipeline;
     std::vector<Halide::Argument> arguments;
     int outputs = 1;            // the output buffers after the arguments
-    bool calls_runtime = false; // a segment: calls the runtime's entry points (coconet_*)
+    bool calls_runtime = false; // a segment or kernel: calls the runtime's entry points (coconet_*)
 };
 
 // What compiles each function, in the order the driver hands them over.

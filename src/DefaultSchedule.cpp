@@ -610,6 +610,10 @@ std::string task_variable(const Function &fn, const std::vector<int64_t> &extent
     return fn.args()[most - extents.begin()];
 }
 
+Halide::Expr rank_threads(const Halide::Expr &user_context) {
+    return Call::make(Halide::Int(32), "coconet_rank_threads", {user_context}, Call::PureExtern);
+}
+
 bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
                   const Halide::Expr &threads) {
     const std::vector<Dim> &dims = stage.get_schedule().dims();

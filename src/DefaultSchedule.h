@@ -129,6 +129,10 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
 std::string task_variable(const Halide::Internal::Function &fn, const std::vector<int64_t> &extents,
                           bool tiled);
 
+// The calling rank's CPU threads (coconet_rank_threads on the rank's
+// user_context, known only when it runs).
+Halide::Expr rank_threads(const Halide::Expr &user_context);
+
 // Where `threads` > 1, splits the loop `loop` of `stage` (`iterations` long)
 // into `threads` tasks run in parallel, where only loops of pure variables,
 // serial, enclose it: a reduction loop outside it would start the tasks at

@@ -1,8 +1,10 @@
 #include "FusedKernel.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
+#include "DefaultSchedule.h"
 #include "Error.h"
 #include "GpuSchedule.h"
 #include "Rebuild.h"
@@ -119,9 +121,16 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
         }
     }
     // Each output is one loop over the chunk, vectorized or a GPU kernel
-    // (unless the user scheduled the Func's compute); values that several
-    // outputs read are computed once per chunk.
+    // (unless the user scheduled the Func's compute), on a CPU in a task per
+    // thread of the rank where the pass is large enough; values that several
+    // outputs read are computed once per chunk (each output's box).
     out.on_gpu = gpu;
+    std::vector<int64_t> estimates;
+    for (const Expr &e : pass.sliced_info(analysis).extents) {
+        estimates.push_back(estimate(e, 1 << 20));
+    }
+    const Halide::OutputImageParam chunk = funcs.at(pass.outputs[0].member).output_buffer();
+    const Expr threads = rank_threads(Halide::user_context_value());
     std::set<std::string> scheduled; // the reduced value may be an output too
     auto schedule = [&](Func f) {
         if (!scheduled.insert(f.name()).second) {
@@ -130,8 +139,15 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
         f.compute_root();
         if (!(gpu && gpu_tile_func(f).empty())) {
             out.on_gpu = false;
-            f.vectorize(f.args()[0], target.natural_vector_size(type),
-                        Halide::TailStrategy::GuardWithIf);
+            const int lanes = target.natural_vector_size(type);
+            f.vectorize(f.args()[0], lanes, Halide::TailStrategy::GuardWithIf);
+            const std::string tasks = task_variable(f.function(), estimates, false);
+            if (!tasks.empty()) {
+                const std::vector<std::string> &args = f.function().args();
+                const int d = (int)(std::find(args.begin(), args.end(), tasks) - args.begin());
+                const int per_step = d == 0 ? lanes : 1;
+                run_in_tasks(f, tasks, (chunk.dim(d).extent() + per_step - 1) / per_step, threads);
+            }
         }
     };
     std::vector<Func> outputs;

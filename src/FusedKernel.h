@@ -1,7 +1,8 @@
 // The Halide kernel of a fused pass, for a given number of sources: the
 // reduction of the sources (in order) feeds the fused Funcs' definitions, and
 // every output of the pass is a vectorized loop over one chunk of the rank's
-// slice; for a target with a GPU, all outputs are one GPU kernel over it where
+// slice (where the pass is large, in a task per CPU thread of the rank:
+// run_in_tasks); for a target with a GPU, all outputs are one GPU kernel over it where
 // the members allow (else a kernel per output). The runtime calls it chunk by
 // chunk (coconet_fused_kernel).
 #ifndef COCONET_FUSED_KERNEL_H

@@ -150,6 +150,15 @@ struct JitProgram::Function {
     static std::unique_ptr<Function>
     compile(ProgramFunction &f, const Halide::Target &target,
             const halide_device_interface_t *device_interface = nullptr) {
+        if (f.calls_runtime) {
+            f.pipeline.set_jit_externs({
+                {"coconet_rank", Halide::JITExtern(jit_rank)},
+                {"coconet_size", Halide::JITExtern(jit_size)},
+                {"coconet_rank_threads", Halide::JITExtern(jit_rank_threads)},
+                {"coconet_collective", Halide::JITExtern(jit_collective)},
+                {"coconet_gemm", Halide::JITExtern(jit_gemm)},
+            });
+        }
         return std::make_unique<Function>(
             Function{f.pipeline.compile_to_callable(f.arguments, target),
                      1 + f.arguments.size() + (size_t)f.outputs, device_interface});
@@ -290,15 +299,6 @@ JitProgram::JitProgram(const Program &program, const JitOptions &jit) {
     options.gpu_matmul = jit.gpu_matmul;
     compiled_ = std::make_unique<CompiledProgram>(
         compile_program(program, options, [&](ProgramFunction &f) {
-            if (f.calls_runtime) {
-                f.pipeline.set_jit_externs({
-                    {"coconet_rank", Halide::JITExtern(jit_rank)},
-                    {"coconet_size", Halide::JITExtern(jit_size)},
-                    {"coconet_rank_threads", Halide::JITExtern(jit_rank_threads)},
-                    {"coconet_collective", Halide::JITExtern(jit_collective)},
-                    {"coconet_gemm", Halide::JITExtern(jit_gemm)},
-                });
-            }
             functions_[f.name] = Function::compile(f, options.target);
         }));
     for (const ProgramCombiner &c : compiled_->plan.combiners) {

@@ -346,8 +346,7 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         return rebuild_as_gemm(f, info, callee, rank, world_size, user_context,
                                default_schedule->library_gemm);
     }
-    const Expr threads =
-        Call::make(Halide::Int(32), "coconet_rank_threads", {user_context}, Call::PureExtern);
+    const Expr threads = rank_threads(user_context);
     // The rank's iterations of the loop over pure variable `var`, `per_step` at a time.
     auto iterations = [&](const std::string &var, int per_step) {
         const std::vector<std::string> &args = f.func.function().args();

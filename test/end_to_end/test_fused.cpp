@@ -1,8 +1,11 @@
 // fuse_with: every app's fused schedule equals the unscheduled reference bit
 // for bit (the direct path reduces in rank order), the plan shows one pass,
-// the fused Adam moves no more memory than the performance model's bound, and
-// every illegal use is refused with a message naming the Funcs.
+// the fused Adam moves no more memory than the performance model's bound, a
+// large pass runs in a task per thread of the rank, and every illegal use is
+// refused with a message naming the Funcs.
 #include "Apps.h"
+#include "FusedKernel.h"
+#include "Lower.h"
 #include "TestUtil.h"
 
 using namespace coconet;
@@ -120,6 +123,40 @@ TEST_CASE("fused Adam moves no more memory than the bound b N", "[schedules][fus
         CHECK(bytes >= bound); // the count is not vacuous
         CHECK(fused_ops == (uint64_t)ranks);
         CHECK(other_ops == 0); // no separate collective at all
+    }
+}
+
+TEST_CASE("a large fused pass runs in a task per thread of the rank", "[schedules][fused]") {
+    apps::OptimizerConfig opt;
+    opt.n = 300007; // past the work that tasks pay for; no rank or thread count divides it
+    opt.schedule = apps::Schedule::Fused;
+    Program p = apps::adam(opt);
+    // Each output of the CPU kernel: a parallel loop where the rank has more
+    // than one thread, none where it has one.
+    const LoweredProgram l = lower(p);
+    REQUIRE(l.spmd.passes.size() == 1);
+    const FusedKernelPipeline kernel =
+        build_fused_kernel(l.spmd.passes[0], l.analysis, 2, Halide::get_host_target());
+    REQUIRE(!kernel.pipeline.outputs().empty());
+    for (const Halide::Func &f : kernel.pipeline.outputs()) {
+        INFO(f.name());
+        const Halide::Internal::Definition &d = f.function().definition();
+        REQUIRE(d.specializations().size() == 1);
+        auto parallel = [](const Halide::Internal::Definition &s) {
+            int loops = 0;
+            for (const Halide::Internal::Dim &dim : s.schedule().dims()) {
+                loops += dim.for_type == Halide::Internal::ForType::Parallel;
+            }
+            return loops;
+        };
+        CHECK(parallel(d.specializations()[0].definition) == 1);
+        CHECK(parallel(d) == 0);
+    }
+    // Bit for bit the reference, however many tasks.
+    for (const char *threads : {"1", "2", "3"}) {
+        INFO("COCONET_RANK_THREADS=" << threads);
+        coconet_test::ScopedEnv env("COCONET_RANK_THREADS", threads);
+        check_matches_reference(p, {1, 3}, 0.0, 1, apps::optimizer_inputs);
     }
 }
 
