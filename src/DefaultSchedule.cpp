@@ -501,7 +501,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (is_matmul(fn) && extents[0] >= rows && extents[1] >= cols &&
             (!gpu || !too_few_gpu_tiles(fn, extents))) {
             s.tile = DFuncContents::RegisterTile{fn.args()[0], fn.args()[1], rows, cols};
-            s.tasks = gpu ? "" : task_variable(fn, extents, true);
+            s.tasks = gpu ? "" : task_variable(fn, a.of(c).extents, true);
             const std::string tiles = std::to_string(rows) + " x " + std::to_string(cols) +
                                       " along (" + fn.args()[0] + ", " + fn.args()[1] + ")";
             if (gpu) {
@@ -581,17 +581,23 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (serial) {
             s.why += ", reductions writing elsewhere in Halide's serial loops";
         }
-        s.tasks = task_variable(fn, extents, false);
+        s.tasks = task_variable(fn, a.of(c).extents, false);
         s.why += tasks_why(s.tasks, "");
         d.emplace(c, s);
     }
     return d;
 }
 
-std::string task_variable(const Function &fn, const std::vector<int64_t> &extents, bool tiled) {
-    int64_t elements = 1, steps = 1;
-    for (int64_t e : extents) {
-        elements *= std::max<int64_t>(e, 1);
+std::string task_variable(const Function &fn, const Extents &extents, bool tiled) {
+    int64_t elements = 1, steps = 1, most = 0;
+    int widest = 0; // the dimension of most elements after the first
+    for (int d = 0; d < (int)extents.size(); d++) {
+        const int64_t e = std::max<int64_t>(estimate(extents[d], 1 << 20), 1);
+        elements *= e;
+        if (d > 0 && e > most) {
+            most = e;
+            widest = d;
+        }
     }
     for (const Definition &u : fn.updates()) {
         int64_t iterations = 1;
@@ -603,18 +609,14 @@ std::string task_variable(const Function &fn, const std::vector<int64_t> &extent
     if (elements * steps < min_task_work) {
         return "";
     }
-    if (tiled || extents.size() < 2) {
-        return fn.args()[tiled ? 1 : 0];
-    }
-    const auto most = std::max_element(extents.begin() + 1, extents.end());
-    return fn.args()[most - extents.begin()];
+    return fn.args()[tiled ? 1 : widest];
 }
 
 Halide::Expr rank_threads(const Halide::Expr &user_context) {
     return Call::make(Halide::Int(32), "coconet_rank_threads", {user_context}, Call::PureExtern);
 }
 
-bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
+void run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
                   const Halide::Expr &threads) {
     const std::vector<Dim> &dims = stage.get_schedule().dims();
     // A loop that a split made is named for the variable split too ("t.t_o").
@@ -622,11 +624,11 @@ bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Ex
         return d.var == loop || ends_with(d.var, "." + loop);
     });
     if (at == dims.end()) {
-        return false;
+        return;
     }
     for (auto d = at; d != dims.end(); ++d) {
         if (d->dim_type != DimType::PureVar || d->for_type != ForType::Serial) {
-            return false;
+            return;
         }
     }
     // A rank of one thread runs the loops as they were, never entering
@@ -636,7 +638,6 @@ bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Ex
     stage.specialize(threads > 1)
         .split(var, task, var, Halide::max(1, per_task), Halide::TailStrategy::GuardWithIf)
         .parallel(task);
-    return true;
 }
 
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {

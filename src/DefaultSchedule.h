@@ -121,13 +121,12 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
 
-// The pure variable of fn (of these estimated extents) whose loop a rank
-// shares among its CPU threads: `tiled` (register tiles along its first two),
-// its second; otherwise the one of most iterations after its first, or its
-// first in a Func of one dimension. "" where fn computes too little for
-// tasks to pay.
-std::string task_variable(const Halide::Internal::Function &fn, const std::vector<int64_t> &extents,
-                          bool tiled);
+// The pure variable of fn (of these global extents, run-time sizes at their
+// estimates) whose loop a rank shares among its CPU threads: `tiled`
+// (register tiles along its first two), its second; otherwise the one of most
+// iterations after its first, or its first in a Func of one dimension. ""
+// where fn computes too little for tasks to pay.
+std::string task_variable(const Halide::Internal::Function &fn, const Extents &extents, bool tiled);
 
 // The calling rank's CPU threads (coconet_rank_threads on the rank's
 // user_context, known only when it runs).
@@ -137,9 +136,9 @@ Halide::Expr rank_threads(const Halide::Expr &user_context);
 // into `threads` tasks run in parallel, where only loops of pure variables,
 // serial, enclose it: a reduction loop outside it would start the tasks at
 // each of its steps. Each element is computed as before, so results stay
-// bit for bit. Returns whether it split the loop. Call it after the stage's
-// other directives: they apply to both specializations.
-bool run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
+// bit for bit. Call it after the stage's other directives: they apply to
+// both specializations.
+void run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
                   const Halide::Expr &threads);
 
 // The plain names of the operands that fn's updates read varying along x in

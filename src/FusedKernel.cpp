@@ -125,10 +125,6 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
     // thread of the rank where the pass is large enough; values that several
     // outputs read are computed once per chunk (each output's box).
     out.on_gpu = gpu;
-    std::vector<int64_t> estimates;
-    for (const Expr &e : pass.sliced_info(analysis).extents) {
-        estimates.push_back(estimate(e, 1 << 20));
-    }
     const Halide::OutputImageParam chunk = funcs.at(pass.outputs[0].member).output_buffer();
     const Expr threads = rank_threads(Halide::user_context_value());
     std::set<std::string> scheduled; // the reduced value may be an output too
@@ -141,7 +137,8 @@ FusedKernelPipeline build_fused_kernel(const FusedPass &pass, const Analysis &an
             out.on_gpu = false;
             const int lanes = target.natural_vector_size(type);
             f.vectorize(f.args()[0], lanes, Halide::TailStrategy::GuardWithIf);
-            const std::string tasks = task_variable(f.function(), estimates, false);
+            const std::string tasks =
+                task_variable(f.function(), pass.sliced_info(analysis).extents, false);
             if (!tasks.empty()) {
                 const std::vector<std::string> &args = f.function().args();
                 const int d = (int)(std::find(args.begin(), args.end(), tasks) - args.begin());

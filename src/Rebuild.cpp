@@ -394,12 +394,8 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     }
     schedule_tiles(*tile, gpu, out, acc);
     if (!gpu) {
-        std::vector<int64_t> estimates;
-        for (const Expr &e : info.extents) {
-            estimates.push_back(estimate(e, 1 << 20));
-        }
         const std::string tasks = f.register_tile
-                                      ? task_variable(f.func.function(), estimates, true)
+                                      ? task_variable(f.func.function(), info.extents, true)
                                       : default_schedule->tasks;
         if (!tasks.empty()) {
             run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
