@@ -6,6 +6,7 @@
 #include "GpuSchedule.h"
 #include "Lower.h"
 #include "Partition.h"
+#include "VectorMath.h"
 #include "coconet_runtime.h"
 
 namespace coconet {
@@ -27,6 +28,9 @@ private:
     using IRMutator::visit;
 
     Expr visit(const Call *op) override {
+        if (op->call_type == Call::PureExtern && op->name == "tanh_f32") {
+            return vector_tanh(mutate(op->args[0]));
+        }
         if (op->call_type != Call::Halide) {
             return IRMutator::visit(op);
         }

@@ -3,6 +3,7 @@ a thread per core), eager and torch.compile'd, the best of 7 calls:
 
     python3 apps/bench/torch_user_programs.py block [tokens=4096] [width=1024]
     python3 apps/bench/torch_user_programs.py attention [tokens=1024] [heads=16] [head_dim=64]
+    python3 apps/bench/torch_user_programs.py mlp [tokens=512] [hidden=1024] [inner=4096]
 
 PyTorch computes each program in one process (all heads, the whole
 contraction), as a user without model parallelism would.
@@ -12,9 +13,15 @@ import sys
 import time
 
 import torch
+import torch.nn.functional as F
 
 # The programs as torch_bench.py writes them for R ranks, here for one.
 from torch_bench import user_attention, user_block
+
+
+def user_mlp(x, w1, b1, w2, b2):
+    # UserMlp.h: nn.Linear weights ([out, in]), GELU's tanh form.
+    return F.linear(F.gelu(F.linear(x, w1, b1), approximate="tanh"), w2, b2)
 
 
 def best_seconds(fn, args, reps=7):
@@ -53,6 +60,12 @@ def main():
         args = (torch.randn(tokens, hidden), *([torch.randn(hidden, hidden)] for _ in range(4)),
                 head_dim)
         shape = f"{tokens} tokens, {heads} heads of {head_dim}"
+    elif which == "mlp":
+        tokens, hidden, inner = numbers([512, 1024, 4096])
+        fn = user_mlp
+        args = (torch.randn(tokens, hidden), torch.randn(inner, hidden), torch.randn(inner),
+                torch.randn(hidden, inner), torch.randn(hidden))
+        shape = f"{tokens} tokens, {hidden} -> {inner} -> {hidden}"
     else:
         sys.exit(__doc__)
     torch.set_num_threads(os.cpu_count())

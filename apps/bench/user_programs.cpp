@@ -1,10 +1,11 @@
 // Programs a user writes from the docs and never schedules (UserBlock.h,
-// UserAttention.h), JIT-compiled and run on thread ranks with the default
+// UserAttention.h, UserMlp.h), JIT-compiled and run on thread ranks with the default
 // schedule off (Halide's serial loops) and on, the outputs compared bit for
 // bit. apps/bench/torch_user_programs.py runs the same programs in PyTorch.
 //
 //   build/apps/bench/coconet_user_bench block [ranks=2] [tokens=4096] [width=1024]
 //   build/apps/bench/coconet_user_bench attention [ranks=2] [tokens=1024] [heads=16] [head_dim=64]
+//   build/apps/bench/coconet_user_bench mlp [ranks=2] [tokens=512] [hidden=1024] [inner=4096]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include "UserAttention.h"
 #include "UserBlock.h"
+#include "UserMlp.h"
 
 using namespace coconet;
 
@@ -23,8 +25,9 @@ int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s block [ranks=2] [tokens=4096] [width=1024]\n"
                  "       %s attention [ranks=2] [tokens=1024] [heads=16] [head_dim=64]\n"
+                 "       %s mlp [ranks=2] [tokens=512] [hidden=1024] [inner=4096]\n"
                  "(every number >= 1)\n",
-                 argv0, argv0);
+                 argv0, argv0, argv0);
     return 2;
 }
 
@@ -56,6 +59,15 @@ int main(int argc, char **argv) {
         p = user_attention(head_dim, heads, tokens);
         shape = std::to_string(tokens) + " tokens, " + std::to_string(heads) + " heads of " +
                 std::to_string(head_dim);
+    } else if (which == "mlp" && argc <= 6) {
+        const int tokens = number(argc, argv, 3, 512), hidden = number(argc, argv, 4, 1024),
+                  inner = number(argc, argv, 5, 4096);
+        if (tokens < 1 || hidden < 1 || inner < 1) {
+            return usage(argv[0]);
+        }
+        p = user_mlp(hidden, inner, tokens);
+        shape = std::to_string(tokens) + " tokens, " + std::to_string(hidden) + " -> " +
+                std::to_string(inner) + " -> " + std::to_string(hidden);
     } else {
         return usage(argv[0]);
     }

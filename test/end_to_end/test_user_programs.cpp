@@ -10,11 +10,14 @@
 //   all_gather's pass.
 // - attention as the GPU and CPU benchmarks run it (apps/bench/UserAttention.h):
 //   heads split over the ranks, the output projection row-parallel.
+// - an MLP as the CPU benchmark runs it (apps/bench/UserMlp.h): column- then
+//   row-parallel Linears, GELU with tanh between them.
 // Every schedule equals the single-process reference on 1 to 5 ranks at sizes
 // no count divides.
 #include "Apps.h"
 #include "TestUtil.h"
 #include "UserAttention.h"
+#include "UserMlp.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
@@ -144,6 +147,20 @@ TEST_CASE("attention with its heads split over the ranks", "[schedules][overlap]
     CHECK_THAT(JitProgram(user_attention(64, 4, 256)).plan(2),
                Contains("q: register tiles of") &&
                    Contains("wq read through a copy with c innermost"));
+}
+
+TEST_CASE("an MLP with GELU between its column- and row-parallel Linears", "[schedules]") {
+    // 11 inner features: on 4 and 5 ranks slices of 3 and 2 (the last ones
+    // shorter); 9 tokens; inputs in [-1, 1) reach tanh's polynomial and its
+    // exp form.
+    for (bool default_schedule : {false, true}) {
+        JitOptions options;
+        options.default_schedule = default_schedule;
+        INFO("default schedule " << default_schedule);
+        check_matches_reference(user_mlp(6, 11, 9), kRanks, 0.0, 1, make_inputs, options);
+    }
+    CHECK_THAT(JitProgram(user_mlp(256, 1024, 128)).plan(2),
+               Contains("up: register tiles of") && Contains("act: vectors of"));
 }
 
 TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {
