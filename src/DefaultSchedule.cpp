@@ -41,6 +41,10 @@ constexpr int64_t gpu_min_tiles = 8192, gpu_long_contraction = 512;
 // over each few columns of the matrix, which streams through once).
 constexpr int64_t cached_output_bytes = 32 * 1024;
 
+// A transposed copy of a MatMul's operand made on the rank's threads is
+// split into tasks of this many rows of tiles.
+constexpr int copy_tile_rows_per_task = 8;
+
 // A Func computing fewer values and reduction steps than this (its global
 // extents' estimates) runs on one thread: starting tasks on others costs
 // microseconds, about what a core computes of this much.
@@ -721,10 +725,23 @@ std::vector<std::string> transposed_operand_names(const Function &fn, const std:
     return calls.names;
 }
 
-void read_operands_transposed(Halide::Func acc, const std::string &x) {
-    ReadTransposed read(x, "", [](Halide::Func copy, const std::vector<Halide::Var> &stored) {
+void read_operands_transposed(Halide::Func acc, const std::string &x, const Halide::Expr &threads) {
+    ReadTransposed read(x, "", [&](Halide::Func copy, const std::vector<Halide::Var> &stored) {
         copy.compute_root();
         transpose_in_tiles(copy, stored, transpose_tile, transpose_tile, true);
+        if (!threads.defined()) {
+            return;
+        }
+        // Rows of tiles (with every index of the further dimensions), a few
+        // to a task: each task copies whole rows of the operand.
+        Halide::Stage tasks = copy.specialize(threads > 1);
+        Halide::Var rows = stored[1];
+        for (size_t d = 2; d < stored.size(); d++) {
+            const Halide::Var fused(rows.name() + "_" + stored[d].name());
+            tasks.fuse(rows, stored[d], fused);
+            rows = fused;
+        }
+        tasks.parallel(rows, copy_tile_rows_per_task, Halide::TailStrategy::GuardWithIf);
     });
     std::vector<int> updates((size_t)acc.function().updates().size());
     std::iota(updates.begin(), updates.end(), 0);

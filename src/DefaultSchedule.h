@@ -150,9 +150,11 @@ std::vector<std::string> transposed_operand_names(const Halide::Internal::Functi
 // Makes the updates of acc (a Func a lowering rebuilt, tiled along pure
 // variable x on a CPU, by the default or by accumulate_in_registers) read each operand that varies
 // along x in one argument other than its first from a copy of it with that argument first
-// (`<callee>_transposed`), computed at the root. Values stay the same: the
-// copy only changes where each element is stored.
-void read_operands_transposed(Halide::Func acc, const std::string &x);
+// (`<callee>_transposed`), computed at the root, on the rank's `threads`
+// (rank_threads) where given (acc's tiles run in tasks). Values stay the
+// same: the copy only changes where each element is stored.
+void read_operands_transposed(Halide::Func acc, const std::string &x,
+                              const Halide::Expr &threads = Halide::Expr());
 
 // One line per Func: its name and what its default is.
 std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a);

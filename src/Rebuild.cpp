@@ -393,17 +393,16 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
             box[args[d]] = {r.begin, r.end - 1};
         }
         clamp_to_box(acc.function(), box);
-    } else {
-        read_operands_transposed(acc, tile->x);
+        schedule_tiles(*tile, gpu, out, acc);
+        return out;
     }
+    const bool tasks = !(f.register_tile ? task_variable(f.func.function(), info.extents, true)
+                                         : default_schedule->tasks)
+                            .empty();
+    read_operands_transposed(acc, tile->x, tasks ? threads : Expr());
     schedule_tiles(*tile, gpu, out, acc);
-    if (!gpu) {
-        const std::string tasks = f.register_tile
-                                      ? task_variable(f.func.function(), info.extents, true)
-                                      : default_schedule->tasks;
-        if (!tasks.empty()) {
-            run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
-        }
+    if (tasks) {
+        run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
     }
     return out;
 }

@@ -725,12 +725,20 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
     DFunc v = input("v", Float(32), {big}, Sliced(0));
     DFunc w = input("w", Float(32), {40, 401}, Replicated());
     DFunc u = input("u", Float(32), {1001}, Sliced(0));
-    Var x("x"), y("y");
+    // Weights stored as nn.Linear stores them, the second with a dimension
+    // more (heads): read through transposed copies.
+    DFunc linear_w = input("linear_w", Float(32), {k, m}, Replicated());
+    DFunc heads_w = input("heads_w", Float(32), {k, 24, 7}, Replicated());
+    Var x("x"), y("y"), h("h");
     Halide::RDom r(0, k, "r"), f(0, features, "f");
     DFunc matmul("matmul"), sumsq("sumsq"), scaled("scaled"), rows("rows", {40, 401}),
-        small("small");
+        small("small"), linear("linear"), heads("heads");
     matmul(x, y) = 0.0f;
     matmul(x, y) += a(x, r) * b(r, y);
+    linear(x, y) = 0.0f;
+    linear(x, y) += linear_w(r, x) * b(r, y);
+    heads(x, y, h) = 0.0f;
+    heads(x, y, h) += heads_w(r, x, h) * b(r, y);
     sumsq(x) = 0.0f; // across the features: through transposed tiles
     sumsq(x) += feats(f, x) * feats(f, x);
     scaled(x) = v(x) * 2.0f + 1.0f;
@@ -741,7 +749,9 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
         .output(sumsq, Sliced(0))
         .output(scaled, Sliced(0))
         .output(rows, Replicated())
-        .output(small, Sliced(0));
+        .output(small, Sliced(0))
+        .output(linear, Sliced(1))
+        .output(heads, Sliced(1));
     const LoweredProgram l = lower_for_host(p);
     CHECK(default_of(l, matmul)->tasks == "y");
     CHECK(default_of(l, sumsq)->tasks == "x");
@@ -762,6 +772,9 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
     CHECK(parallel_loop(funcs.at("rows").update(0)) == "y.y_task");
     CHECK(parallel_loop(funcs.at("matmul_acc").update(0)).empty()); // inside a task
     CHECK(parallel_loop(funcs.at("small").definition()).empty());
+    // The transposed copies too: rows of tiles (and the heads) in tasks.
+    CHECK(parallel_loop(funcs.at("linear_w_im_transposed").definition()) == "c0.c0.c0");
+    CHECK(parallel_loop(funcs.at("heads_w_im_transposed").definition()) == "c0.c0.c0_c2.c0_c2");
 
     // Every element is computed as on one thread: bit for bit the reference,
     // whatever the tasks (more threads than cores too).
