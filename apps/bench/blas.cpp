@@ -43,8 +43,9 @@ void blas_megatron_partial(const Halide::Buffer<float> &x, const Halide::Buffer<
     const int f = w1.dim(0).extent(), h = x.dim(0).extent(), batch = x.dim(1).extent();
     sgemm(f, batch, h, w1.data(), stride(w1, 1), x.data(), stride(x, 1), act.data(),
           stride(act, 1));
-    // apps/megatron_mlp.cpp's gelu, as a user's vectorized loop (GCC calls
-    // libm's expf per element here: glibc's vector expf needs -ffast-math).
+    // apps/megatron_mlp.cpp's gelu, as a user's vectorized loop, with tanh
+    // written through exp (GCC calls libm's expf per element here: glibc's
+    // vector expf needs -ffast-math; its tanhf has no vector form).
     float *a = act.data();
     const int64_t count = act.number_of_elements();
 #pragma omp simd
