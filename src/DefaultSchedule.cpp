@@ -515,7 +515,14 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                         " threads, a MatMul";
             } else {
                 s.transposed = transposed_operand_names(fn, fn.args()[0]);
+                // The operands read along x and along y take the contraction's
+                // steps times extents[0] and times extents[1] elements.
+                s.y_tiles_inside = extents[0] > extents[1];
                 s.why = "register tiles of " + tiles + ", a MatMul";
+                if (s.y_tiles_inside) {
+                    s.why +=
+                        ", the tiles along " + fn.args()[1] + " inside those along " + fn.args()[0];
+                }
                 for (const std::string &name : s.transposed) {
                     s.why +=
                         ", " + name + " read through a copy with " + fn.args()[0] + " innermost";
@@ -630,17 +637,25 @@ void run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Ex
     if (at == dims.end()) {
         return;
     }
+    const Halide::Var var(loop), task(loop + "_task");
+    // The task loop goes outside the loops that enclosed `loop`: one parallel
+    // loop per call of the stage, each task running all of them.
+    std::vector<Halide::VarOrRVar> order = {var};
     for (auto d = at; d != dims.end(); ++d) {
         if (d->dim_type != DimType::PureVar || d->for_type != ForType::Serial) {
             return;
         }
+        if (d != at && d->var != Halide::Var::outermost().name()) {
+            order.emplace_back(Halide::Var(d->var.substr(d->var.rfind('.') + 1)));
+        }
     }
+    order.emplace_back(task);
     // A rank of one thread runs the loops as they were, never entering
     // Halide's thread pool.
-    const Halide::Var var(loop), task(loop + "_task");
     const Halide::Expr per_task = (iterations + threads - 1) / threads;
     stage.specialize(threads > 1)
         .split(var, task, var, Halide::max(1, per_task), Halide::TailStrategy::GuardWithIf)
+        .reorder(order)
         .parallel(task);
 }
 

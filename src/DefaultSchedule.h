@@ -76,6 +76,10 @@ struct DefaultSchedule {
     // thread's, in blocks of gpu_block threads (along x, along y).
     std::optional<DFuncContents::RegisterTile> tile;
     std::optional<std::pair<int, int>> gpu_block;
+    // On a CPU, the loop over the tiles along y runs inside the one along x:
+    // where the operand read along x (a weight) is the larger, each tile's
+    // part of it stays in cache while the other operand streams past.
+    bool y_tiles_inside = false;
     // On a CPU, the names of the tiles' operands read through a copy with x
     // innermost (transposed_operand_names).
     std::vector<std::string> transposed;
@@ -133,9 +137,9 @@ std::string task_variable(const Halide::Internal::Function &fn, const Extents &e
 Halide::Expr rank_threads(const Halide::Expr &user_context);
 
 // Where `threads` > 1, splits the loop `loop` of `stage` (`iterations` long)
-// into `threads` tasks run in parallel, where only loops of pure variables,
-// serial, enclose it: a reduction loop outside it would start the tasks at
-// each of its steps. Each element is computed as before, so results stay
+// into `threads` tasks run in parallel, the task loop outermost, where only
+// loops of pure variables, serial, enclose it: a reduction loop outside it
+// would start the tasks at each of its steps. Each element is computed as before, so results stay
 // bit for bit. Call it after the stage's other directives: they apply to
 // both specializations.
 void run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,

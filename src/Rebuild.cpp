@@ -143,7 +143,8 @@ namespace {
 // multiply-adds run; the order of each sum stays). The loops are GPU blocks
 // and threads where `nonempty` holds (CUDA refuses a launch of no blocks),
 // elsewhere the same loops run, empty, on the host, so that the staging Func
-// has its thread loop in both.
+// has its thread loop in both. On a CPU with `y_tiles_inside`, the loop over
+// the tiles along y runs inside the one along x.
 struct GpuTiles {
     std::pair<int, int> block;
     Expr nonempty;
@@ -152,7 +153,7 @@ struct GpuTiles {
 constexpr int gpu_contraction_unroll = 4;
 
 void schedule_tiles(const DFuncContents::RegisterTile &t, const std::optional<GpuTiles> &gpu,
-                    Halide::Func out, Halide::Func acc) {
+                    bool y_tiles_inside, Halide::Func out, Halide::Func acc) {
     using Halide::Var;
     const Halide::TailStrategy guard = Halide::TailStrategy::GuardWithIf;
     Var x(t.x), y(t.y), xo(t.x + "_o"), yo(t.y + "_o"), xi(t.x + "_i"), yi(t.y + "_i");
@@ -185,7 +186,12 @@ void schedule_tiles(const DFuncContents::RegisterTile &t, const std::optional<Gp
         acc.compute_at(out, tx).bound_extent(x, t.x_factor).bound_extent(y, t.y_factor);
     } else {
         out.vectorize(xi);
-        acc.compute_at(out, xo).bound_storage(x, t.x_factor).bound_storage(y, t.y_factor);
+        if (y_tiles_inside) {
+            out.reorder(xi, yi, yo, xo);
+        }
+        acc.compute_at(out, y_tiles_inside ? yo : xo)
+            .bound_storage(x, t.x_factor)
+            .bound_storage(y, t.y_factor);
     }
     tile_loops(acc);
     for (int i = 0; i < (int)acc.function().updates().size(); i++) {
@@ -393,14 +399,14 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
             box[args[d]] = {r.begin, r.end - 1};
         }
         clamp_to_box(acc.function(), box);
-        schedule_tiles(*tile, gpu, out, acc);
+        schedule_tiles(*tile, gpu, false, out, acc);
         return out;
     }
     const bool tasks = !(f.register_tile ? task_variable(f.func.function(), info.extents, true)
                                          : default_schedule->tasks)
                             .empty();
     read_operands_transposed(acc, tile->x, tasks ? threads : Expr());
-    schedule_tiles(*tile, gpu, out, acc);
+    schedule_tiles(*tile, gpu, !f.register_tile && default_schedule->y_tiles_inside, out, acc);
     if (tasks) {
         run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
     }

@@ -184,6 +184,10 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     REQUIRE(linear);
     REQUIRE(linear->tile);
     CHECK(linear->transposed == std::vector<std::string>{"weight"});
+    // 37 rows by 11 columns: the operand read along x is the larger, so its
+    // tiles' rows stay in cache while the tiles along y run inside.
+    CHECK(matmul->y_tiles_inside);
+    CHECK(linear->y_tiles_inside);
 
     for (const DFunc *f : {&s.gemv, &s.pooled}) {
         INFO(f->name());
@@ -269,10 +273,11 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
 
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK(dump.find("  matmul: register tiles of 16 x " + std::to_string(cols) +
-                    " along (x, y), a MatMul\n") != std::string::npos);
-    CHECK(dump.find("  linear: register tiles of 16 x " + std::to_string(cols) +
-                    " along (x, y), a MatMul, weight read through a copy with x innermost\n") !=
+                    " along (x, y), a MatMul, the tiles along y inside those along x\n") !=
           std::string::npos);
+    CHECK(dump.find("  linear: register tiles of 16 x " + std::to_string(cols) +
+                    " along (x, y), a MatMul, the tiles along y inside those along x, weight "
+                    "read through a copy with x innermost\n") != std::string::npos);
     CHECK(dump.find("  gemv: vectors of " + std::to_string(lanes) +
                     " along x, reduction loops outside all its loops\n") != std::string::npos);
     CHECK(dump.find("  long_gemv: vectors of " + std::to_string(lanes) +
@@ -775,6 +780,20 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
     // The transposed copies too: rows of tiles (and the heads) in tasks.
     CHECK(parallel_loop(funcs.at("linear_w_im_transposed").definition()) == "c0.c0.c0");
     CHECK(parallel_loop(funcs.at("heads_w_im_transposed").definition()) == "c0.c0.c0_c2.c0_c2");
+    // 70 x 61 tiles along x outside those along y, 24 x 61 the other way;
+    // either way the tasks (along y) are outermost where there are threads.
+    CHECK(default_of(l, linear)->y_tiles_inside);
+    CHECK_FALSE(default_of(l, heads)->y_tiles_inside);
+    for (const char *name : {"linear", "heads"}) {
+        INFO(name);
+        const Halide::Internal::Definition &one_thread = funcs.at(name).definition();
+        const bool inside = std::string(name) == "linear";
+        CHECK((loop_index(one_thread, "y.y_o") < loop_index(one_thread, "x.x_o")) == inside);
+        REQUIRE(one_thread.specializations().size() == 1);
+        const Halide::Internal::Definition &tasks = one_thread.specializations()[0].definition;
+        CHECK(loop_index(tasks, "y.y_o.y_o_task") > loop_index(tasks, "x.x_o"));
+        CHECK(loop_index(tasks, "y.y_o.y_o_task") > loop_index(tasks, "h"));
+    }
 
     // Every element is computed as on one thread: bit for bit the reference,
     // whatever the tasks (more threads than cores too).
