@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
+#include <functional>
 #include <string>
 
 #include "UserAttention.h"
@@ -21,13 +21,50 @@ using namespace coconet;
 
 namespace {
 
+struct UserProgram {
+    const char *name;
+    // Its sizes as the command line names them, with their defaults, in order.
+    std::vector<std::pair<const char *, int>> sizes;
+    std::function<Program(const std::vector<int> &)> make;
+    std::function<std::string(const std::vector<int> &)> shape;
+};
+
+const std::vector<UserProgram> &user_programs() {
+    static const std::vector<UserProgram> programs = {
+        {"block",
+         {{"tokens", 4096}, {"width", 1024}},
+         [](const std::vector<int> &n) { return user_block(n[1], n[0]); },
+         [](const std::vector<int> &n) {
+             return std::to_string(n[0]) + " tokens x " + std::to_string(n[1]);
+         }},
+        {"attention",
+         {{"tokens", 1024}, {"heads", 16}, {"head_dim", 64}},
+         [](const std::vector<int> &n) { return user_attention(n[2], n[1], n[0]); },
+         [](const std::vector<int> &n) {
+             return std::to_string(n[0]) + " tokens, " + std::to_string(n[1]) + " heads of " +
+                    std::to_string(n[2]);
+         }},
+        {"mlp",
+         {{"tokens", 512}, {"hidden", 1024}, {"inner", 4096}},
+         [](const std::vector<int> &n) { return user_mlp(n[1], n[2], n[0]); },
+         [](const std::vector<int> &n) {
+             return std::to_string(n[0]) + " tokens, " + std::to_string(n[1]) + " -> " +
+                    std::to_string(n[2]) + " -> " + std::to_string(n[1]);
+         }},
+    };
+    return programs;
+}
+
 int usage(const char *argv0) {
-    std::fprintf(stderr,
-                 "usage: %s block [ranks=2] [tokens=4096] [width=1024]\n"
-                 "       %s attention [ranks=2] [tokens=1024] [heads=16] [head_dim=64]\n"
-                 "       %s mlp [ranks=2] [tokens=512] [hidden=1024] [inner=4096]\n"
-                 "(every number >= 1)\n",
-                 argv0, argv0, argv0);
+    for (const UserProgram &u : user_programs()) {
+        std::fprintf(stderr, "%s %s %s [ranks=2]", &u == &user_programs()[0] ? "usage:" : "      ",
+                     argv0, u.name);
+        for (const auto &[name, value] : u.sizes) {
+            std::fprintf(stderr, " [%s=%d]", name, value);
+        }
+        std::fprintf(stderr, "\n");
+    }
+    std::fprintf(stderr, "(every number >= 1)\n");
     return 2;
 }
 
@@ -40,47 +77,28 @@ int number(int argc, char **argv, int i, int otherwise) {
 
 int main(int argc, char **argv) {
     const std::string which = argc > 1 ? argv[1] : "";
+    const auto u = std::find_if(user_programs().begin(), user_programs().end(),
+                                [&](const UserProgram &u) { return which == u.name; });
+    if (u == user_programs().end() || argc > 3 + (int)u->sizes.size()) {
+        return usage(argv[0]);
+    }
     const int ranks = number(argc, argv, 2, 2);
-    std::optional<Program> p;
-    std::string shape;
-    if (which == "block" && argc <= 5) {
-        const int tokens = number(argc, argv, 3, 4096), width = number(argc, argv, 4, 1024);
-        if (tokens < 1 || width < 1) {
-            return usage(argv[0]);
-        }
-        p = user_block(width, tokens);
-        shape = std::to_string(tokens) + " tokens x " + std::to_string(width);
-    } else if (which == "attention" && argc <= 6) {
-        const int tokens = number(argc, argv, 3, 1024), heads = number(argc, argv, 4, 16),
-                  head_dim = number(argc, argv, 5, 64);
-        if (tokens < 1 || heads < 1 || head_dim < 1) {
-            return usage(argv[0]);
-        }
-        p = user_attention(head_dim, heads, tokens);
-        shape = std::to_string(tokens) + " tokens, " + std::to_string(heads) + " heads of " +
-                std::to_string(head_dim);
-    } else if (which == "mlp" && argc <= 6) {
-        const int tokens = number(argc, argv, 3, 512), hidden = number(argc, argv, 4, 1024),
-                  inner = number(argc, argv, 5, 4096);
-        if (tokens < 1 || hidden < 1 || inner < 1) {
-            return usage(argv[0]);
-        }
-        p = user_mlp(hidden, inner, tokens);
-        shape = std::to_string(tokens) + " tokens, " + std::to_string(hidden) + " -> " +
-                std::to_string(inner) + " -> " + std::to_string(hidden);
-    } else {
+    std::vector<int> sizes;
+    for (const auto &[name, value] : u->sizes) {
+        sizes.push_back(number(argc, argv, 3 + (int)sizes.size(), value));
+    }
+    if (ranks < 1 || std::count(sizes.begin(), sizes.end(), 0)) {
         return usage(argv[0]);
     }
-    if (ranks < 1) {
-        return usage(argv[0]);
-    }
-    const std::vector<RankBuffers> inputs = make_inputs(*p, ranks);
+    const Program program = u->make(sizes);
+    const std::string shape = u->shape(sizes);
+    const std::vector<RankBuffers> inputs = make_inputs(program, ranks);
     std::vector<RankBuffers> outputs[2];
     double seconds[2];
     for (int on = 0; on < 2; on++) {
         JitOptions options;
         options.default_schedule = on == 1;
-        const JitProgram jit(*p, options);
+        const JitProgram jit(program, options);
         ThreadWorld world(ranks, 600);
         jit.run_threads(world, inputs, outputs[on]); // a warm-up
         seconds[on] = 1e30;
