@@ -139,9 +139,9 @@ Halide::Expr rank_threads(const Halide::Expr &user_context);
 // Where `threads` > 1, splits the loop `loop` of `stage` (`iterations` long)
 // into `threads` tasks run in parallel, the task loop outermost, where only
 // loops of pure variables, serial, enclose it: a reduction loop outside it
-// would start the tasks at each of its steps. Each element is computed as before, so results stay
-// bit for bit. Call it after the stage's other directives: they apply to
-// both specializations.
+// would start the tasks at each of its steps. Each element is computed as
+// before, so results stay bit for bit. Call it after the stage's other
+// directives: they apply to both specializations.
 void run_in_tasks(Halide::Stage stage, const std::string &loop, const Halide::Expr &iterations,
                   const Halide::Expr &threads);
 

@@ -389,9 +389,8 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     Halide::Func out(f.name);
     out(acc.args()) = acc(acc.args());
     // The user's tiles are a CPU schedule (on a GPU target, a host stage).
-    std::optional<GpuTiles> gpu;
     if (!f.register_tile && default_schedule->gpu_block) {
-        gpu = GpuTiles{*default_schedule->gpu_block, rank_box_nonempty(info, rank, world_size)};
+        const GpuTiles gpu{*default_schedule->gpu_block, rank_box_nonempty(info, rank, world_size)};
         std::map<std::string, std::pair<Expr, Expr>> box;
         const std::vector<std::string> args = acc.function().args();
         for (int d = 0; d < (int)args.size(); d++) {
@@ -406,7 +405,8 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
                                          : default_schedule->tasks)
                             .empty();
     read_operands_transposed(acc, tile->x, tasks ? threads : Expr());
-    schedule_tiles(*tile, gpu, !f.register_tile && default_schedule->y_tiles_inside, out, acc);
+    schedule_tiles(*tile, std::nullopt, !f.register_tile && default_schedule->y_tiles_inside, out,
+                   acc);
     if (tasks) {
         run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
     }
