@@ -41,6 +41,19 @@ constexpr int64_t gpu_min_tiles = 8192, gpu_long_contraction = 512;
 // over each few columns of the matrix, which streams through once).
 constexpr int64_t cached_output_bytes = 32 * 1024;
 
+// A default MatMul whose y is the longer and whose operand read along x takes
+// at most this many bytes (x by the whole contraction, global extents) runs
+// its tiles along x inside those along y: that operand then stays in L2 while
+// each tile along y passes over it. Any other runs them the other way round,
+// reading that operand from panels, and streams the operand read along y.
+constexpr int64_t cached_x_operand_bytes = 512 * 1024;
+
+// A default MatMul of this many tiles along x or more runs a task per tile
+// along x, each copying its own panels; one of fewer (a short x, a head's
+// features) runs its tiles along y in a task per thread, each task copying
+// every panel (all of that operand, then small).
+constexpr int64_t min_x_tasks = 32;
+
 // A transposed copy of a MatMul's operand made on the rank's threads is
 // split into tasks of this many rows of tiles.
 constexpr int copy_tile_rows_per_task = 8;
@@ -133,6 +146,30 @@ int strided_argument(const Call *c, const std::string &x, const std::string &alo
     return found > 0 && (along.empty() || is_variable(c->args[found], x)) ? found : -1;
 }
 
+// The argument of call c that is pure variable x itself, where no other
+// reads x and some other reads a reduction variable (the operand a MatMul's
+// tiles load along x at each step of its contraction); otherwise -1.
+int panel_argument(const Call *c, const std::string &x) {
+    if ((c->call_type != Call::Halide && c->call_type != Call::Image) || c->args.size() < 2) {
+        return -1;
+    }
+    int found = -1;
+    bool reduction = false;
+    for (int i = 0; i < (int)c->args.size(); i++) {
+        IndexVars v;
+        c->args[i].accept(&v);
+        if (v.pure.count(x)) {
+            if (found >= 0 || !is_variable(c->args[i], x)) {
+                return -1;
+            }
+            found = i;
+        } else {
+            reduction = reduction || v.reduction;
+        }
+    }
+    return reduction ? found : -1;
+}
+
 // `args` with its k-th moved to the front.
 template<typename T>
 std::vector<T> with_first(std::vector<T> args, int k) {
@@ -140,15 +177,18 @@ std::vector<T> with_first(std::vector<T> args, int k) {
     return args;
 }
 
-// Rewrites the calls strided_argument(x, along) picks to calls of a copy of
-// each callee that stores its strided argument innermost, which `schedule`
-// schedules (given the copy's variables as stored: the strided one, then the
-// callee's first).
-class ReadTransposed : public IRMutator {
+// Rewrites the calls `pick` picks (it returns the argument to store
+// innermost, or -1) to calls of a copy of each callee that stores that
+// argument innermost (`<callee><suffix>`), which `schedule` schedules (given
+// the copy's variables as stored, the picked one first, then the callee's
+// others in order, and the picked argument's index: 0 where the copy keeps
+// the callee's order).
+class ReadThroughCopies : public IRMutator {
 public:
-    using Schedule = std::function<void(Halide::Func, const std::vector<Halide::Var> &)>;
-    ReadTransposed(const std::string &x, const std::string &along, Schedule schedule)
-        : x(x), along(along), schedule(std::move(schedule)) {}
+    using Pick = std::function<int(const Call *)>;
+    using Schedule = std::function<void(Halide::Func, const std::vector<Halide::Var> &, int)>;
+    ReadThroughCopies(Pick pick, std::string suffix, Schedule schedule)
+        : pick(std::move(pick)), suffix(std::move(suffix)), schedule(std::move(schedule)) {}
 
     // Rewrites the values of every update of f in `updates`.
     void rewrite(Halide::Func f, const std::vector<int> &updates) {
@@ -165,7 +205,7 @@ private:
     using IRMutator::visit;
     Halide::Expr visit(const Call *op) override {
         // f's reads of itself (tiles along (y, x)) stay: a copy of f would be a cycle.
-        const int k = op->name == self ? -1 : strided_argument(op, x, along);
+        const int k = op->name == self ? -1 : pick(op);
         if (k < 0) {
             return IRMutator::visit(op);
         }
@@ -182,17 +222,18 @@ private:
                 vars.emplace_back("c" + std::to_string(i));
                 at.push_back(vars.back());
             }
-            Halide::Func copy(plain_name(op->name) + "_transposed");
+            Halide::Func copy(plain_name(op->name) + suffix);
             const std::vector<Halide::Var> stored = with_first(vars, k);
             copy(stored) = Call::make(op->type, op->name, at, op->call_type, op->func,
                                       op->value_index, op->image, op->param);
-            schedule(copy, stored);
+            schedule(copy, stored, k);
             it = copies.emplace(key, copy).first;
         }
         return it->second(with_first(args, k));
     }
 
-    const std::string x, along;
+    const Pick pick;
+    const std::string suffix;
     std::string self;
     const Schedule schedule;
     std::map<std::string, Halide::Func> copies;
@@ -200,19 +241,13 @@ private:
 
 // Tiles of a x b of a transposed copy's first two stored variables, vectorized
 // along both, the callee's first innermost: Halide loads its rows whole and
-// transposes them in registers. A copy computed per tile (not at the root)
-// gets storage of the tile's constant size.
-void transpose_in_tiles(Halide::Func copy, const std::vector<Halide::Var> &stored, int a, int b,
-                        bool root) {
+// transposes them in registers.
+void transpose_in_tiles(Halide::Func copy, const std::vector<Halide::Var> &stored, int a, int b) {
     const Halide::Var ai(stored[0].name() + "_i"), bi(stored[1].name() + "_i");
     copy.tile(stored[0], stored[1], ai, bi, a, b, Halide::TailStrategy::GuardWithIf)
         .reorder(bi, ai)
         .vectorize(ai)
         .vectorize(bi);
-    if (!root) {
-        // A tile's storage of constant size: on the stack, its rows at a constant stride.
-        copy.bound_storage(stored[0], a).bound_storage(stored[1], b);
-    }
 }
 
 // Whether some update of fn contracts an operand that does not depend on y
@@ -252,9 +287,6 @@ bool too_few_gpu_tiles(const Function &fn, const std::vector<int64_t> &extents) 
            estimate(rvars.front().extent, 0) >= gpu_long_contraction;
 }
 
-// Whether u's innermost reduction loop has a constant extent of two unrolled
-// steps or more (the global extent: a rank's slice of it may be shorter, and
-// its tail is guarded).
 // Whether u's reduction runs fewer than DefaultSchedule::short_reduction
 // iterations, all its extents constant.
 bool short_reduction(const Definition &u) {
@@ -370,11 +402,16 @@ void transpose_rows(const DefaultSchedule &s, Halide::Func f, int i) {
         order.emplace_back(Halide::Var(v));
     }
     stage.reorder(order).vectorize(vector).unroll(inner);
-    ReadTransposed read(s.x, rvars[0].var,
-                        [&](Halide::Func copy, const std::vector<Halide::Var> &stored) {
-                            copy.compute_at(f, outer);
-                            transpose_in_tiles(copy, stored, lanes, transpose_tile, false);
-                        });
+    ReadThroughCopies read([&](const Call *c) { return strided_argument(c, s.x, rvars[0].var); },
+                           "_transposed",
+                           [&](Halide::Func copy, const std::vector<Halide::Var> &stored, int) {
+                               // A tile's storage of constant size: on the stack, its rows at a
+                               // constant stride.
+                               copy.compute_at(f, outer)
+                                   .bound_storage(stored[0], lanes)
+                                   .bound_storage(stored[1], transpose_tile);
+                               transpose_in_tiles(copy, stored, lanes, transpose_tile);
+                           });
     read.rewrite(f, {i});
 }
 
@@ -514,20 +551,33 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                         std::to_string(gpu_block_x) + " x " + std::to_string(gpu_block_y) +
                         " threads, a MatMul";
             } else {
-                s.transposed = transposed_operand_names(fn, fn.args()[0]);
-                // The operands read along x and along y take the contraction's
-                // steps times extents[0] and times extents[1] elements.
-                s.y_tiles_inside = extents[0] > extents[1];
+                const std::string &x = fn.args()[0], &y = fn.args()[1];
+                int64_t contraction = 1;
+                for (const ReductionVariable &rv : fn.updates()[0].schedule().rvars()) {
+                    contraction *= std::max<int64_t>(estimate(rv.extent, 1 << 20), 1);
+                }
+                s.y_tiles_inside = extents[0] >= extents[1] ||
+                                   extents[0] * contraction * 4 > cached_x_operand_bytes;
                 s.why = "register tiles of " + tiles + ", a MatMul";
                 if (s.y_tiles_inside) {
-                    s.why +=
-                        ", the tiles along " + fn.args()[1] + " inside those along " + fn.args()[0];
+                    s.panels = panel_operand_names(fn, x);
+                    s.why += ", the tiles along " + y + " inside those along " + x;
+                    for (const std::string &name : s.panels) {
+                        s.why += ", " + name + " copied into a panel at each tile along " + x;
+                    }
+                } else {
+                    s.transposed = transposed_operand_names(fn, x);
+                    for (const std::string &name : s.transposed) {
+                        s.why += ", " + name + " read through a copy with " + x + " innermost";
+                    }
                 }
-                for (const std::string &name : s.transposed) {
-                    s.why +=
-                        ", " + name + " read through a copy with " + fn.args()[0] + " innermost";
+                if (s.y_tiles_inside && !s.tasks.empty() &&
+                    (extents[0] + rows - 1) / rows >= min_x_tasks) {
+                    s.tasks = x;
+                    s.why += ", a task per tile along " + x;
+                } else {
+                    s.why += tasks_why(s.tasks, "tiles along ");
                 }
-                s.why += tasks_why(s.tasks, "tiles along ");
             }
             d.emplace(c, s);
             continue;
@@ -717,21 +767,28 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
     }
 }
 
-std::vector<std::string> transposed_operand_names(const Function &fn, const std::string &x) {
+namespace {
+
+// The plain names of the operands whose calls `pick` picks in fn's updates,
+// in the order they are read.
+std::vector<std::string> picked_operand_names(const Function &fn,
+                                              const std::function<int(const Call *)> &pick) {
     struct Calls : public IRVisitor {
-        const std::string &x, &self;
+        const std::function<int(const Call *)> &pick;
+        const std::string &self;
         std::vector<std::string> names;
-        Calls(const std::string &x, const std::string &self) : x(x), self(self) {}
+        Calls(const std::function<int(const Call *)> &pick, const std::string &self)
+            : pick(pick), self(self) {}
         using IRVisitor::visit;
         void visit(const Call *op) override {
             const std::string name = plain_name(op->name);
-            if (op->name != self && strided_argument(op, x) >= 0 &&
+            if (op->name != self && pick(op) >= 0 &&
                 std::find(names.begin(), names.end(), name) == names.end()) {
                 names.push_back(name);
             }
             IRVisitor::visit(op);
         }
-    } calls(x, fn.name());
+    } calls(pick, fn.name());
     for (const Definition &u : fn.updates()) {
         for (const Halide::Expr &v : u.values()) {
             v.accept(&calls);
@@ -740,24 +797,53 @@ std::vector<std::string> transposed_operand_names(const Function &fn, const std:
     return calls.names;
 }
 
+} // namespace
+
+std::vector<std::string> transposed_operand_names(const Function &fn, const std::string &x) {
+    return picked_operand_names(fn, [&](const Call *c) { return strided_argument(c, x); });
+}
+
+std::vector<std::string> panel_operand_names(const Function &fn, const std::string &x) {
+    return picked_operand_names(fn, [&](const Call *c) { return panel_argument(c, x); });
+}
+
 void read_operands_transposed(Halide::Func acc, const std::string &x, const Halide::Expr &threads) {
-    ReadTransposed read(x, "", [&](Halide::Func copy, const std::vector<Halide::Var> &stored) {
-        copy.compute_root();
-        transpose_in_tiles(copy, stored, transpose_tile, transpose_tile, true);
-        if (!threads.defined()) {
-            return;
-        }
-        // Rows of tiles (with every index of the further dimensions), a few
-        // to a task: each task copies whole rows of the operand.
-        Halide::Stage tasks = copy.specialize(threads > 1);
-        Halide::Var rows = stored[1];
-        for (size_t d = 2; d < stored.size(); d++) {
-            const Halide::Var fused(rows.name() + "_" + stored[d].name());
-            tasks.fuse(rows, stored[d], fused);
-            rows = fused;
-        }
-        tasks.parallel(rows, copy_tile_rows_per_task, Halide::TailStrategy::GuardWithIf);
-    });
+    auto pick = [&](const Call *c) { return strided_argument(c, x); };
+    ReadThroughCopies read(
+        pick, "_transposed", [&](Halide::Func copy, const std::vector<Halide::Var> &stored, int) {
+            copy.compute_root();
+            transpose_in_tiles(copy, stored, transpose_tile, transpose_tile);
+            if (!threads.defined()) {
+                return;
+            }
+            // Rows of tiles (with every index of the further dimensions), a few
+            // to a task: each task copies whole rows of the operand.
+            Halide::Stage tasks = copy.specialize(threads > 1);
+            Halide::Var rows = stored[1];
+            for (size_t d = 2; d < stored.size(); d++) {
+                const Halide::Var fused(rows.name() + "_" + stored[d].name());
+                tasks.fuse(rows, stored[d], fused);
+                rows = fused;
+            }
+            tasks.parallel(rows, copy_tile_rows_per_task, Halide::TailStrategy::GuardWithIf);
+        });
+    std::vector<int> updates((size_t)acc.function().updates().size());
+    std::iota(updates.begin(), updates.end(), 0);
+    read.rewrite(acc, updates);
+}
+
+void read_operands_in_panels(Halide::Func acc, const std::string &x, int rows, Halide::Func out,
+                             const Halide::Var &at) {
+    ReadThroughCopies read([&](const Call *c) { return panel_argument(c, x); }, "_panel",
+                           [&](Halide::Func copy, const std::vector<Halide::Var> &stored, int k) {
+                               copy.compute_at(out, at).bound_storage(stored[0], rows);
+                               if (k == 0) {
+                                   copy.vectorize(stored[0], rows,
+                                                  Halide::TailStrategy::GuardWithIf);
+                               } else {
+                                   transpose_in_tiles(copy, stored, transpose_tile, transpose_tile);
+                               }
+                           });
     std::vector<int> updates((size_t)acc.function().updates().size());
     std::iota(updates.begin(), updates.end(), 0);
     read.rewrite(acc, updates);

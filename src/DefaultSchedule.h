@@ -6,12 +6,16 @@
 // reference's bit for bit:
 //   - a MatMul-like reduction (its updates write f(x, y, ...) at its own pure
 //     variables from one operand that does not depend on y and one that does
-//     not depend on x, both indexed by the reduction): register tiles, as
-//     accumulate_in_registers(x, y, 16, 6) makes them (both read an operand
-//     that reads x in another dimension than its innermost, a weight stored
-//     as PyTorch's nn.Linear stores it, W(f, o) read as W(r, o), from a copy
-//     of it with that dimension innermost, made once per call, so that the
-//     tiles' vectors along x load contiguous memory);
+//     not depend on x, both indexed by the reduction): register tiles of 16
+//     along x by register_tile_columns along y, the tiles along y inside
+//     those along x, each tile along x reading the operands read along x
+//     (a weight, in either order: nn.Linear's W(f, o) read as W(r, o) too)
+//     from a panel it copies first, its 16 rows innermost, so that the
+//     tiles' vectors along x load contiguous memory and stay in cache;
+//     where y is the longer and that operand fits in L2, the tiles along x
+//     inside instead, that operand read in place or, where it reads x in
+//     another dimension than its innermost, from a copy of it with that
+//     dimension innermost, made once per call;
 //   - any other Func: vectors along its first dimension (no wider than it);
 //     updates that write at its own pure variables, and read along that
 //     dimension only in their operands' innermost one (contiguous vectors),
@@ -76,11 +80,16 @@ struct DefaultSchedule {
     // thread's, in blocks of gpu_block threads (along x, along y).
     std::optional<DFuncContents::RegisterTile> tile;
     std::optional<std::pair<int, int>> gpu_block;
-    // On a CPU, the loop over the tiles along y runs inside the one along x:
-    // where the operand read along x (a weight) is the larger, each tile's
-    // part of it stays in cache while the other operand streams past.
+    // On a CPU, the loop over the tiles along y runs inside the one along x,
+    // unless y is the longer and the operand read along x fits in L2: each
+    // tile along x then first copies its rows of the operands read along x
+    // into a panel (read_operands_in_panels; their names in `panels`), so
+    // that they stay in cache, contiguous, while the other operand streams
+    // past, and the tasks (below) are the tiles along x, one each, where
+    // `tasks` is x.
     bool y_tiles_inside = false;
-    // On a CPU, the names of the tiles' operands read through a copy with x
+    std::vector<std::string> panels;
+    // Otherwise, the names of the tiles' operands read through a copy with x
     // innermost (transposed_operand_names).
     std::vector<std::string> transposed;
     // Otherwise: vectors of `lanes` along pure variable `x`, and the updates
@@ -106,7 +115,8 @@ struct DefaultSchedule {
     static constexpr int unroll = 8;
     // The pure variable whose loop (a MatMul's: its loop over tiles) a rank
     // splits into as many parallel tasks as it has CPU threads
-    // (coconet_rank_threads), or "": too little work to share.
+    // (coconet_rank_threads), or "": too little work to share. A MatMul's x:
+    // a task per tile along x instead.
     std::string tasks;
     std::string why; // what the plan says of the choice
 };
@@ -159,6 +169,23 @@ std::vector<std::string> transposed_operand_names(const Halide::Internal::Functi
 // same: the copy only changes where each element is stored.
 void read_operands_transposed(Halide::Func acc, const std::string &x,
                               const Halide::Expr &threads = Halide::Expr());
+
+// The plain names of the operands that fn's updates read at pure variable x
+// itself in one argument and at a reduction variable in another, in the
+// order they are read: those read_operands_in_panels reads through panels.
+std::vector<std::string> panel_operand_names(const Halide::Internal::Function &fn,
+                                             const std::string &x);
+
+// Makes the updates of acc (tiles of `rows` along pure variable x, computed
+// in the tiles of `out`) read each operand of panel_operand_names from a
+// copy of it (`<callee>_panel`) computed at loop `at` of out (its loop over
+// the tiles along x) and stored as `rows` along x innermost, so that each
+// step of the contraction loads the next vector of one contiguous panel
+// rather than a vector a whole row of the operand away (a page further, for
+// a large weight). Values stay the same: the copy only changes where each
+// element is stored.
+void read_operands_in_panels(Halide::Func acc, const std::string &x, int rows, Halide::Func out,
+                             const Halide::Var &at);
 
 // One line per Func: its name and what its default is.
 std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a);

@@ -401,13 +401,24 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         schedule_tiles(*tile, gpu, false, out, acc);
         return out;
     }
-    const bool tasks = !(f.register_tile ? task_variable(f.func.function(), info.extents, true)
-                                         : default_schedule->tasks)
-                            .empty();
-    read_operands_transposed(acc, tile->x, tasks ? threads : Expr());
-    schedule_tiles(*tile, std::nullopt, !f.register_tile && default_schedule->y_tiles_inside, out,
-                   acc);
-    if (tasks) {
+    const std::string tasks = f.register_tile ? task_variable(f.func.function(), info.extents, true)
+                                              : default_schedule->tasks;
+    // The user's tiles keep the order they were measured in.
+    const bool panels = !f.register_tile && default_schedule->y_tiles_inside;
+    const Halide::Var x_tiles(tile->x + "_o");
+    if (panels) {
+        read_operands_in_panels(acc, tile->x, tile->x_factor, out, x_tiles);
+    } else {
+        read_operands_transposed(acc, tile->x, tasks.empty() ? Expr() : threads);
+    }
+    schedule_tiles(*tile, std::nullopt, panels, out, acc);
+    if (tasks == tile->x) {
+        // A task per tile, each copying its own panels. (In tasks of several
+        // tiles, a guarded split, Halide's bounds of a Func sized at run time
+        // no longer show the tiles inside whole: their vectors then run as
+        // loops, the sums in memory.)
+        out.specialize(threads > 1).parallel(x_tiles);
+    } else if (!tasks.empty()) {
         run_in_tasks(out, tile->y + "_o", iterations(tile->y, tile->y_factor), threads);
     }
     return out;

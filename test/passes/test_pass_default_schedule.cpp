@@ -50,7 +50,7 @@ Shapes shapes() {
     // A weight stored as nn.Linear stores it ([out, in]: the contraction
     // innermost), each rank holding its slice of the outputs' rows.
     DFunc weight = input("weight", Float(32), {k, m}, Sliced(1));
-    DFunc tokens_in = input("tokens_in", Float(32), {k, n}, Replicated());
+    DFunc tokens_in = input("tokens_in", Float(32), {k, 41}, Replicated());
     s.linear = DFunc("linear");
     s.linear(x, y) = 0.0f;
     s.linear(x, y) += weight(r, x) * tokens_in(r, y);
@@ -151,6 +151,25 @@ std::string parallel_loop(const Halide::Internal::Definition &d) {
     return d.specializations().size() == 1 ? parallel(d.specializations()[0].definition) : "";
 }
 
+// A program of one MatMul, out(i, j) += w(..) * x(k, j): `rows` by `tokens`
+// over `contraction` steps, the weight stored [rows, contraction] or, where
+// `linear`, as nn.Linear stores it (the contraction innermost).
+std::pair<Program, DFunc> matmul_program(int rows, int tokens, int contraction, bool linear) {
+    DFunc w =
+        input("w", Float(32),
+              linear ? std::vector<int>{contraction, rows} : std::vector<int>{rows, contraction},
+              Replicated());
+    DFunc x = input("x", Float(32), {contraction, tokens}, Replicated());
+    Var i("i"), j("j");
+    Halide::RDom k(0, contraction, "k");
+    DFunc out("out");
+    out(i, j) = 0.0f;
+    out(i, j) += (linear ? w(k, i) : w(i, k)) * x(k, j);
+    Program p("matmul");
+    p.output(out, Replicated());
+    return {p, out};
+}
+
 bool has_vectorized_loop(const Halide::Internal::Definition &d) {
     for (const Halide::Internal::Dim &dim : d.schedule().dims()) {
         if (dim.for_type == Halide::Internal::ForType::Vectorized) {
@@ -178,16 +197,20 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     // 6 columns fill 12 of AVX2's 16 registers with sums; AVX-512 has room for 8.
     const int cols = matmul->tile->y_factor;
     CHECK((cols == 6 || cols == 8));
+    // 37 rows by 11 columns: the operand read along x is the larger, so the
+    // tiles along y run inside, reading it from panels.
+    CHECK(matmul->y_tiles_inside);
+    CHECK(matmul->panels == std::vector<std::string>{"a"});
     CHECK(matmul->transposed.empty());
-    // The weight read along x in its second dimension: through a transposed copy.
+    // 37 rows by 41 columns, a weight of 2 KiB: the tiles along x inside,
+    // the weight (read along x in its second dimension) through a transposed
+    // copy.
     const DefaultSchedule *linear = default_of(l, s.linear);
     REQUIRE(linear);
     REQUIRE(linear->tile);
+    CHECK_FALSE(linear->y_tiles_inside);
+    CHECK(linear->panels.empty());
     CHECK(linear->transposed == std::vector<std::string>{"weight"});
-    // 37 rows by 11 columns: the operand read along x is the larger, so its
-    // tiles' rows stay in cache while the tiles along y run inside.
-    CHECK(matmul->y_tiles_inside);
-    CHECK(linear->y_tiles_inside);
 
     for (const DFunc *f : {&s.gemv, &s.pooled}) {
         INFO(f->name());
@@ -232,12 +255,26 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
     std::map<std::string, Function> funcs = segment_funcs(l);
     CHECK(funcs.count("matmul_acc"));
     CHECK(funcs.count("tiled_by_hand_acc"));
-    // The copy of the weight's input Func (weight_im).
+    // The MatMul's panels of a (a_im): computed at each tile along x, stored
+    // as 16 along x, in vectors.
+    REQUIRE(funcs.count("a_im_panel"));
+    const Function panel = funcs.at("a_im_panel");
+    Halide::LoopLevel panel_at = panel.schedule().compute_level();
+    panel_at.lock();
+    CHECK(panel_at.func() == funcs.at("matmul").name());
+    CHECK(panel_at.var().name() == "x_o");
+    REQUIRE(!panel.schedule().storage_dims().empty());
+    CHECK(Halide::Internal::is_const(panel.schedule().storage_dims()[0].bound, 16));
+    CHECK(has_vectorized_loop(panel.definition()));
+    CHECK_FALSE(funcs.count("b_im_panel"));
+    CHECK_FALSE(funcs.count("a_im_transposed"));
+    // The copy of the weight's input Func (weight_im), at the root.
     REQUIRE(funcs.count("weight_im_transposed"));
     const Function copy = funcs.at("weight_im_transposed");
     Halide::LoopLevel at = copy.schedule().compute_level();
     CHECK(at.lock().is_root());
     CHECK(has_vectorized_loop(copy.definition()));
+    CHECK_FALSE(funcs.count("weight_im_panel"));
     CHECK_FALSE(funcs.count("tokens_in_im_transposed"));
     // The features' tiles, computed at each step of the sum of squares.
     REQUIRE(funcs.count("features_im_transposed"));
@@ -273,11 +310,11 @@ TEST_CASE("choose_default_schedules: each shape gets its schedule, the user's Fu
 
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK(dump.find("  matmul: register tiles of 16 x " + std::to_string(cols) +
-                    " along (x, y), a MatMul, the tiles along y inside those along x\n") !=
-          std::string::npos);
+                    " along (x, y), a MatMul, the tiles along y inside those along x, a copied "
+                    "into a panel at each tile along x\n") != std::string::npos);
     CHECK(dump.find("  linear: register tiles of 16 x " + std::to_string(cols) +
-                    " along (x, y), a MatMul, the tiles along y inside those along x, weight "
-                    "read through a copy with x innermost\n") != std::string::npos);
+                    " along (x, y), a MatMul, weight read through a copy with x innermost\n") !=
+          std::string::npos);
     CHECK(dump.find("  gemv: vectors of " + std::to_string(lanes) +
                     " along x, reduction loops outside all its loops\n") != std::string::npos);
     CHECK(dump.find("  long_gemv: vectors of " + std::to_string(lanes) +
@@ -310,6 +347,27 @@ TEST_CASE("choose_default_schedules: a vector is no wider than the Func's rows",
     const DefaultSchedule *d = default_of(l, f);
     REQUIRE(d);
     CHECK(d->lanes == 2);
+}
+
+TEST_CASE("choose_default_schedules: panels unless the tokens outnumber a weight that fits in L2",
+          "[passes][default_schedule]") {
+    // Lowered, not run: o outputs by k inputs over t tokens, nn.Linear's
+    // weight layout.
+    auto decide = [](int o, int k, int t) {
+        auto [p, y] = matmul_program(o, t, k, true);
+        const LoweredProgram l = lower_for_host(p);
+        const DefaultSchedule *d = default_of(l, y);
+        REQUIRE(d);
+        CHECK(d->panels.empty() != d->y_tiles_inside);
+        CHECK(d->transposed.empty() == d->y_tiles_inside);
+        return d->y_tiles_inside;
+    };
+    CHECK(decide(4096, 1024, 512));      // more outputs than tokens
+    CHECK(decide(1024, 1024, 1024));     // as many
+    CHECK(decide(1024, 4096, 2048));     // more tokens, a weight of 16 MiB
+    CHECK_FALSE(decide(64, 1024, 2048)); // a weight of 256 KiB stays in L2
+    CHECK_FALSE(decide(256, 512, 16384));
+    CHECK(decide(257, 512, 16384)); // 514 KiB: over 512
 }
 
 TEST_CASE("choose_default_schedules: a reduction read across its vectors sums a token per lane",
@@ -486,17 +544,8 @@ TEST_CASE("choose_default_schedules: on a GPU target, too few tiles along a long
     // The GPU pass adds the outputs' sums in parts instead; a short
     // contraction, or tiles enough, keep the register tiles.
     const Halide::Target t = Halide::get_host_target().with_feature(Halide::Target::OpenCL);
-    auto matmul = [&](int rows, int tokens, int contraction) {
-        DFunc w = input("w", Float(32), {rows, contraction}, Replicated());
-        DFunc x = input("x", Float(32), {contraction, tokens}, Replicated());
-        Var i("i"), j("j");
-        Halide::RDom k(0, contraction, "k");
-        DFunc out("out");
-        out(i, j) = 0.0f;
-        out(i, j) += w(i, k) * x(k, j);
-        Program p("tokens");
-        p.output(out, Replicated());
-        return std::make_pair(p, out);
+    auto matmul = [](int rows, int tokens, int contraction) {
+        return matmul_program(rows, tokens, contraction, false);
     };
     {
         auto [p, out] = matmul(64, 8, 2048);
@@ -730,9 +779,10 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
     DFunc v = input("v", Float(32), {big}, Sliced(0));
     DFunc w = input("w", Float(32), {40, 401}, Replicated());
     DFunc u = input("u", Float(32), {1001}, Sliced(0));
-    // Weights stored as nn.Linear stores them, the second with a dimension
-    // more (heads): read through transposed copies.
-    DFunc linear_w = input("linear_w", Float(32), {k, m}, Replicated());
+    // Weights stored as nn.Linear stores them: 501 rows (32 tiles along x),
+    // transposed into panels; with a dimension more (heads), 24 rows by 61
+    // columns, through a transposed copy.
+    DFunc linear_w = input("linear_w", Float(32), {k, 501}, Replicated());
     DFunc heads_w = input("heads_w", Float(32), {k, 24, 7}, Replicated());
     Var x("x"), y("y"), h("h");
     Halide::RDom r(0, k, "r"), f(0, features, "f");
@@ -758,12 +808,21 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
         .output(linear, Sliced(1))
         .output(heads, Sliced(1));
     const LoweredProgram l = lower_for_host(p);
+    // 501 x 61: a task per tile along x (each copies its panels); 70 x 61:
+    // too few tiles along x, so the tiles along y in a task per thread, as
+    // for 24 x 61 (heads), whose tiles along x run inside.
     CHECK(default_of(l, matmul)->tasks == "y");
+    CHECK(default_of(l, linear)->tasks == "x");
+    CHECK(default_of(l, heads)->tasks == "y");
     CHECK(default_of(l, sumsq)->tasks == "x");
     CHECK(default_of(l, scaled)->tasks == "x");
     CHECK(default_of(l, rows)->tasks == "y");
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK(dump.find("its tiles along y in a task per thread of the rank\n") != std::string::npos);
+    CHECK(dump.find("  linear: register tiles of 16 x ") != std::string::npos);
+    CHECK(
+        dump.find("linear_w copied into a panel at each tile along x, a task per tile along x\n") !=
+        std::string::npos);
     CHECK(dump.find("in registers, its x in a task per thread of the rank\n") != std::string::npos);
 
     // Each stage's task loop is parallel, outside every other loop it runs
@@ -777,11 +836,14 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
     CHECK(parallel_loop(funcs.at("rows").update(0)) == "y.y_task");
     CHECK(parallel_loop(funcs.at("matmul_acc").update(0)).empty()); // inside a task
     CHECK(parallel_loop(funcs.at("small").definition()).empty());
-    // The transposed copies too: rows of tiles (and the heads) in tasks.
-    CHECK(parallel_loop(funcs.at("linear_w_im_transposed").definition()) == "c0.c0.c0");
+    // The transposed copy at the root: rows of tiles (and the heads) in
+    // tasks. A panel is made inside the task that reads it.
     CHECK(parallel_loop(funcs.at("heads_w_im_transposed").definition()) == "c0.c0.c0_c2.c0_c2");
-    // 70 x 61 tiles along x outside those along y, 24 x 61 the other way;
-    // either way the tasks (along y) are outermost where there are threads.
+    CHECK(parallel_loop(funcs.at("linear_w_im_panel").definition()).empty());
+    CHECK_FALSE(funcs.count("linear_w_im_transposed"));
+    // 501 x 61 tiles along x outside those along y, 24 x 61 the other way;
+    // the tasks outermost where there are threads: the tiles along x, or
+    // the task loop over the tiles along y (outside the heads too).
     CHECK(default_of(l, linear)->y_tiles_inside);
     CHECK_FALSE(default_of(l, heads)->y_tiles_inside);
     for (const char *name : {"linear", "heads"}) {
@@ -791,8 +853,12 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
         CHECK((loop_index(one_thread, "y.y_o") < loop_index(one_thread, "x.x_o")) == inside);
         REQUIRE(one_thread.specializations().size() == 1);
         const Halide::Internal::Definition &tasks = one_thread.specializations()[0].definition;
-        CHECK(loop_index(tasks, "y.y_o.y_o_task") > loop_index(tasks, "x.x_o"));
-        CHECK(loop_index(tasks, "y.y_o.y_o_task") > loop_index(tasks, "h"));
+        const std::string task = inside ? "x.x_o" : "y.y_o.y_o_task";
+        CHECK(parallel_loop(one_thread) == task);
+        CHECK(loop_index(tasks, task) > loop_index(tasks, inside ? "y.y_o" : "x.x_o"));
+        if (!inside) {
+            CHECK(loop_index(tasks, task) > loop_index(tasks, "h"));
+        }
     }
 
     // Every element is computed as on one thread: bit for bit the reference,
