@@ -177,17 +177,19 @@ std::vector<T> with_first(std::vector<T> args, int k) {
     return args;
 }
 
-// Rewrites the calls `pick` picks (it returns the argument to store
-// innermost, or -1) to calls of a copy of each callee that stores that
+// Which argument of a call to store innermost in a copy of its callee, or -1:
+// the call is read in place.
+using CallPick = std::function<int(const Call *)>;
+
+// Rewrites the calls `pick` picks to calls of a copy of each callee that stores that
 // argument innermost (`<callee><suffix>`), which `schedule` schedules (given
 // the copy's variables as stored, the picked one first, then the callee's
 // others in order, and the picked argument's index: 0 where the copy keeps
 // the callee's order).
 class ReadThroughCopies : public IRMutator {
 public:
-    using Pick = std::function<int(const Call *)>;
     using Schedule = std::function<void(Halide::Func, const std::vector<Halide::Var> &, int)>;
-    ReadThroughCopies(Pick pick, std::string suffix, Schedule schedule)
+    ReadThroughCopies(CallPick pick, std::string suffix, Schedule schedule)
         : pick(std::move(pick)), suffix(std::move(suffix)), schedule(std::move(schedule)) {}
 
     // Rewrites the values of every update of f in `updates`.
@@ -199,6 +201,13 @@ public:
                 v = mutate(v);
             }
         }
+    }
+
+    // The same for every update of f.
+    void rewrite(Halide::Func f) {
+        std::vector<int> updates((size_t)f.function().updates().size());
+        std::iota(updates.begin(), updates.end(), 0);
+        rewrite(f, updates);
     }
 
 private:
@@ -232,7 +241,7 @@ private:
         return it->second(with_first(args, k));
     }
 
-    const Pick pick;
+    const CallPick pick;
     const std::string suffix;
     std::string self;
     const Schedule schedule;
@@ -771,14 +780,12 @@ namespace {
 
 // The plain names of the operands whose calls `pick` picks in fn's updates,
 // in the order they are read.
-std::vector<std::string> picked_operand_names(const Function &fn,
-                                              const std::function<int(const Call *)> &pick) {
+std::vector<std::string> picked_operand_names(const Function &fn, const CallPick &pick) {
     struct Calls : public IRVisitor {
-        const std::function<int(const Call *)> &pick;
+        const CallPick &pick;
         const std::string &self;
         std::vector<std::string> names;
-        Calls(const std::function<int(const Call *)> &pick, const std::string &self)
-            : pick(pick), self(self) {}
+        Calls(const CallPick &pick, const std::string &self) : pick(pick), self(self) {}
         using IRVisitor::visit;
         void visit(const Call *op) override {
             const std::string name = plain_name(op->name);
@@ -827,9 +834,7 @@ void read_operands_transposed(Halide::Func acc, const std::string &x, const Hali
             }
             tasks.parallel(rows, copy_tile_rows_per_task, Halide::TailStrategy::GuardWithIf);
         });
-    std::vector<int> updates((size_t)acc.function().updates().size());
-    std::iota(updates.begin(), updates.end(), 0);
-    read.rewrite(acc, updates);
+    read.rewrite(acc);
 }
 
 void read_operands_in_panels(Halide::Func acc, const std::string &x, int rows, Halide::Func out,
@@ -844,9 +849,7 @@ void read_operands_in_panels(Halide::Func acc, const std::string &x, int rows, H
                                    transpose_in_tiles(copy, stored, transpose_tile, transpose_tile);
                                }
                            });
-    std::vector<int> updates((size_t)acc.function().updates().size());
-    std::iota(updates.begin(), updates.end(), 0);
-    read.rewrite(acc, updates);
+    read.rewrite(acc);
 }
 
 std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a) {
