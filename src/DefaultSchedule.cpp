@@ -63,6 +63,16 @@ constexpr int copy_tile_rows_per_task = 8;
 // microseconds, about what a core computes of this much.
 constexpr int64_t min_task_work = 1 << 18;
 
+// A row group's rows of one tile take at most this many bytes (global
+// extents), so that they stay in L2 from the pass that writes them to the
+// last that reads them.
+constexpr int64_t row_group_bytes = 256 * 1024;
+
+// A row group's root has at least this many tiles along its rows (global
+// extents): fewer would leave its tasks, which now compute the members too,
+// too few to share.
+constexpr int64_t min_row_tiles = 32;
+
 // The pure variables and reduction variables an expression reads.
 struct IndexVars : public IRVisitor {
     std::set<std::string> pure;
@@ -424,6 +434,64 @@ void transpose_rows(const DefaultSchedule &s, Halide::Func f, int i) {
     read.rewrite(f, {i});
 }
 
+// Whether fn reads Func `callee` and every read is at fn's outermost pure
+// variable in callee's outermost argument, in definitions that write at that
+// variable: each row of fn then needs only the same row of callee.
+bool reads_only_rows(const Function &fn, const std::string &callee) {
+    const std::string &row = fn.args().back();
+    auto is_row = [&](const Halide::Expr &e) {
+        const Variable *v = e.as<Variable>();
+        return v && !v->reduction_domain.defined() && v->name == row;
+    };
+    struct Reads : public IRVisitor {
+        const std::string &callee;
+        std::function<bool(const Halide::Expr &)> is_row;
+        bool any = false, all_rows = true;
+        Reads(const std::string &callee, std::function<bool(const Halide::Expr &)> is_row)
+            : callee(callee), is_row(std::move(is_row)) {}
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            if (op->call_type == Call::Halide && op->name == callee) {
+                any = true;
+                all_rows = all_rows && !op->args.empty() && is_row(op->args.back());
+            }
+            IRVisitor::visit(op);
+        }
+    };
+    bool any = false;
+    std::vector<Definition> definitions = {fn.definition()};
+    for (const Definition &u : fn.updates()) {
+        definitions.push_back(u);
+    }
+    for (const Definition &def : definitions) {
+        Reads reads(callee, is_row);
+        for (const Halide::Expr &e : def.args()) {
+            e.accept(&reads);
+        }
+        for (const Halide::Expr &e : def.values()) {
+            e.accept(&reads);
+        }
+        def.predicate().accept(&reads);
+        if (reads.any && (!reads.all_rows || !is_row(def.args().back()))) {
+            return false;
+        }
+        any = any || reads.any;
+    }
+    return any;
+}
+
+// Whether every update of fn writes at fn's outermost pure variable: a tile
+// of its rows is then computed from those rows alone.
+bool updates_write_rows(const Function &fn) {
+    for (const Definition &u : fn.updates()) {
+        const Variable *v = u.args().back().as<Variable>();
+        if (!v || v->reduction_domain.defined() || v->name != fn.args().back()) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // What the plan says of a Func's tasks along pure variable `var` ("": none).
 std::string tasks_why(const std::string &var, const std::string &loops) {
     return var.empty() ? "" : ", its " + loops + var + " in a task per thread of the rank";
@@ -656,6 +724,96 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         d.emplace(c, s);
     }
     return d;
+}
+
+void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness,
+                const Placement &placement, const Halide::Target &target) {
+    if (target.has_gpu_feature()) {
+        return;
+    }
+    std::map<const DFuncContents *, std::vector<const DFuncContents *>> readers;
+    for (const auto &[f, reads] : liveness.reads) {
+        for (const DFuncContents *p : reads) {
+            readers[p].push_back(f);
+        }
+    }
+    // A Func whose default is vectors (no tiles, no BLAS), computed in its
+    // segment's pipeline.
+    auto vectors = [&](const DFuncContents *f) -> DefaultSchedule * {
+        auto it = d.find(f);
+        auto role = liveness.role.find(f);
+        if (it == d.end() || it->second.tile || role == liveness.role.end() ||
+            role->second != FuncRole::Halide || liveness.chunked_source_of.count(f) ||
+            it->second.rows_of || it->second.row_tile) {
+            return nullptr;
+        }
+        return &it->second;
+    };
+    // The bytes of a tile of `tile` of f's outermost pure variable.
+    auto tile_bytes = [&](const DFuncContents *f, int tile) {
+        const std::vector<Halide::Expr> &extents = a.of(f).extents;
+        int64_t bytes = f->func.function().output_types()[0].bytes() * (int64_t)tile;
+        for (size_t i = 0; i + 1 < extents.size(); i++) {
+            bytes *= std::max<int64_t>(estimate(extents[i], 1 << 20), 1);
+        }
+        return bytes;
+    };
+    const int tile = target.natural_vector_size(Halide::Float(32));
+    const std::vector<const DFuncContents *> &order = liveness.live_in_order;
+    for (auto root = order.rbegin(); root != order.rend(); ++root) {
+        DefaultSchedule *rs = vectors(*root);
+        const Function fn = (*root)->func.function();
+        if (!rs || !fn.updates().empty() || fn.dimensions() < 2 ||
+            (!rs->tasks.empty() && rs->tasks != fn.args().back()) ||
+            estimate(a.of(*root).extents.back(), 1 << 20) < min_row_tiles * tile) {
+            continue;
+        }
+        std::set<const DFuncContents *> group = {*root};
+        std::vector<const DFuncContents *> members;
+        int64_t bytes = 0;
+        // Readers come after what they read: each candidate's readers are
+        // settled by the time it is reached.
+        for (auto p = std::next(root); p != order.rend(); ++p) {
+            DefaultSchedule *ps = vectors(*p);
+            if (!ps || placement.segment.at(*p) != placement.segment.at(*root) ||
+                placement.exported.count(*p) || !updates_write_rows((*p)->func.function()) ||
+                bytes + tile_bytes(*p, tile) > row_group_bytes) {
+                continue;
+            }
+            const std::vector<const DFuncContents *> &by = readers[*p];
+            const bool rows_only = !by.empty() && std::all_of(by.begin(), by.end(), [&](auto *r) {
+                return group.count(r) && reads_only_rows(r->func.function(), (*p)->func.name());
+            });
+            if (rows_only) {
+                group.insert(*p);
+                members.push_back(*p);
+                bytes += tile_bytes(*p, tile);
+            }
+        }
+        if (members.empty()) {
+            continue;
+        }
+        // The plan's line for a Func without its tasks (the end of the line).
+        auto without_tasks = [](DefaultSchedule &s) {
+            const std::string tasks = tasks_why(s.tasks, "");
+            s.why.resize(s.why.size() - (ends_with(s.why, tasks) ? tasks.size() : 0));
+        };
+        const std::string row = fn.args().back(),
+                          tiles = " of " + std::to_string(tile) + " along " + row;
+        rs->row_tile = tile;
+        without_tasks(*rs);
+        rs->why += ", in tiles" + tiles + ", each computing ";
+        for (auto m = members.rbegin(); m != members.rend(); ++m) {
+            DefaultSchedule &ms = d.at(*m);
+            ms.rows_of = *root;
+            ms.row_tile = tile;
+            without_tasks(ms);
+            ms.tasks.clear();
+            ms.why += ", computed at each tile" + tiles + " of " + (*root)->name;
+            rs->why += (m == members.rbegin() ? "" : ", ") + (*m)->name;
+        }
+        rs->why += " first" + tasks_why(rs->tasks, "tiles along ");
+    }
 }
 
 std::string task_variable(const Function &fn, const Extents &extents, bool tiled) {

@@ -30,7 +30,10 @@
 //     at most 8 lanes, each step reading a tile of the operand transposed in
 //     registers; otherwise in Halide's loop order, vectorized along that
 //     dimension (a strided element per lane). Updates writing elsewhere keep
-//     Halide's serial loops.
+//     Halide's serial loops;
+//   - Funcs read only a row at a time by the Funcs after them (a LayerNorm's
+//     y, mean and variance): computed at each tile of the last reader's rows
+//     (group_rows), so that those rows stay in cache between the passes.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
 // reduction gets register tiles
@@ -50,6 +53,7 @@
 #include <utility>
 
 #include "Liveness.h"
+#include "Placement.h"
 
 namespace coconet {
 
@@ -118,6 +122,15 @@ struct DefaultSchedule {
     // (coconet_rank_threads), or "": too little work to share. A MatMul's x:
     // a task per tile along x instead.
     std::string tasks;
+    // A row group (group_rows): its root, a Func of two or more dimensions,
+    // runs its outermost pure variable in tiles of `row_tile`, and each
+    // member (`rows_of` names the root) is computed at each such tile of it,
+    // only the tile's rows, rather than at the root: a LayerNorm's sum,
+    // mean and variance of a few tokens then stay in cache between the passes
+    // that read them. Members have no tasks of their own (the root's tasks
+    // are its tiles).
+    int row_tile = 0;
+    const DFuncContents *rows_of = nullptr;
     std::string why; // what the plan says of the choice
 };
 
@@ -130,6 +143,18 @@ using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
 DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liveness,
                                           const Halide::Target &target,
                                           const std::string &gpu_matmul = "");
+
+// Pass: row groups among the CPU defaults of `d`. A Func of two or more
+// dimensions and no updates whose tasks (if any) run along its outermost pure
+// variable roots a group when some Func of its segment is read only by the
+// group, by every reader at that reader's outermost pure variable in its own
+// outermost argument (a token's row), and writes every update at that
+// variable; each such Func joins, while the group's rows of one tile take at
+// most row_group_bytes and the root has at least min_row_tiles tiles to
+// share among its tasks. Nothing is grouped on a GPU target. Values stay
+// the same: only where each row is computed changes.
+void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness,
+                const Placement &placement, const Halide::Target &target);
 
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.

@@ -42,6 +42,8 @@ LoweredProgram lower(const Program &program, const LowerOptions &options) {
             choose_default_schedules(a, liveness, *options.default_schedule, options.gpu_matmul);
         debug_dump("choose_default_schedules", program,
                    [&] { return dump_default_schedules(defaults, a); });
+        group_rows(defaults, a, liveness, placement, *options.default_schedule);
+        debug_dump("group_rows", program, [&] { return dump_default_schedules(defaults, a); });
     }
     SpmdPipeline spmd = lower_spmd(a, passes, liveness, placement, options.device, defaults);
     debug_dump("lower_spmd", program, [&] { return dump_spmd(spmd); });

@@ -304,6 +304,15 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
                 leave_if_exported(f);
             }
         }
+        // Row groups' members: each tile of their root's rows computes theirs.
+        for (const auto &[f, d] : defaults) {
+            if (d.rows_of && placement.segment.at(f) == s) {
+                const Halide::LoopLevel tile(
+                    funcs.at(d.rows_of),
+                    Halide::Var(d.rows_of->func.function().args().back() + "_o"));
+                funcs.at(f).compute_at(tile).store_at(tile);
+            }
+        }
         if (!outputs.empty()) {
             SpmdSegment seg;
             seg.halide = halide_segment(outputs, values, params);

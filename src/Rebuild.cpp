@@ -369,7 +369,15 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         if (default_schedule) {
             const DefaultSchedule &s = *default_schedule;
             apply_default_vectors(s, out);
-            if (!s.tasks.empty()) {
+            if (s.row_tile && !s.rows_of) {
+                // A row group's root: its members are computed at each tile (LowerSpmd).
+                const std::string row = f.func.function().args().back();
+                out.split(Halide::Var(row), Halide::Var(row + "_o"), Halide::Var(row + "_i"),
+                          s.row_tile, Halide::TailStrategy::GuardWithIf);
+                if (!s.tasks.empty()) {
+                    run_in_tasks(out, row + "_o", iterations(row, s.row_tile), threads);
+                }
+            } else if (!s.tasks.empty()) {
                 const Expr n = iterations(s.tasks, s.tasks == s.x ? s.lanes : 1);
                 run_in_tasks(out, s.tasks, n, threads);
                 for (const std::vector<int> *updates :

@@ -452,6 +452,119 @@ TEST_CASE("choose_default_schedules: a reduction read across its vectors sums a 
                                " along t, reductions writing elsewhere in Halide's serial loops"));
 }
 
+namespace {
+
+// A LayerNorm per token of `features` features over `tokens` tokens: y, its
+// mean and variance per token, normed; `shifted`, normed reads the next
+// token's mean; `mean_out`, the mean is an output too.
+struct LayerNorm {
+    DFunc y, mean, var, normed;
+    Program program{"layer_norm"};
+};
+LayerNorm layer_norm(int features, int tokens, bool shifted = false, bool mean_out = false) {
+    LayerNorm n;
+    // Another token's mean: every rank holds every token.
+    const Layout layout = shifted ? Layout(Replicated()) : Layout(Sliced(1));
+    DFunc in = input("in", Float(32), {features, tokens}, layout);
+    DFunc bias = input("bias", Float(32), {features}, Replicated());
+    Var h("h"), t("t");
+    Halide::RDom k(0, features, "k");
+    n.y = DFunc("y");
+    n.y(h, t) = in(h, t) + bias(h);
+    n.mean = DFunc("mean");
+    n.mean(t) = 0.0f;
+    n.mean(t) += n.y(k, t) / (float)features;
+    n.var = DFunc("var");
+    n.var(t) = 0.0f;
+    n.var(t) += (n.y(k, t) - n.mean(t)) * (n.y(k, t) - n.mean(t)) / (float)features;
+    n.normed = DFunc("normed");
+    const Halide::Expr mean_at = shifted ? n.mean(Halide::min(t + 1, tokens - 1)) : n.mean(t);
+    n.normed(h, t) = (n.y(h, t) - mean_at) / Halide::sqrt(n.var(t) + 1e-5f);
+    n.program.output(n.normed, layout);
+    if (mean_out) {
+        n.program.output(n.mean, Sliced(0));
+    }
+    return n;
+}
+
+const DFuncContents *rows_of(const LoweredProgram &l, const DFunc &f) {
+    const DefaultSchedule *d = default_of(l, f);
+    REQUIRE(d);
+    return d->rows_of;
+}
+
+} // namespace
+
+TEST_CASE("group_rows: a LayerNorm's statistics are computed at each tile of its tokens",
+          "[passes][default_schedule]") {
+    // 4099 tokens (no rank count up to 5 divides them) of 67 features: enough
+    // work for tasks.
+    const int tile = Halide::get_host_target().natural_vector_size(Float(32));
+    LayerNorm n = layer_norm(67, 4099);
+    const LoweredProgram l = lower_for_host(n.program);
+    const DFuncContents *root = n.normed.get_contents().get();
+    CHECK(default_of(l, n.normed)->row_tile == tile);
+    CHECK(default_of(l, n.normed)->tasks == "t");
+    for (const DFunc &member : {n.y, n.mean, n.var}) {
+        INFO(member.name());
+        CHECK(rows_of(l, member) == root);
+        CHECK(default_of(l, member)->tasks.empty());
+    }
+    const std::string tiles = "in tiles of " + std::to_string(tile) + " along t";
+    CHECK_THAT(dump_default_schedules(l.defaults, l.analysis),
+               Catch::Contains("normed: vectors of " +
+                               std::to_string(default_of(l, n.normed)->lanes) + " along h, " +
+                               tiles +
+                               ", each computing y, mean, var first, its tiles along t in a "
+                               "task per thread of the rank\n") &&
+                   Catch::Contains("computed at each tile of " + std::to_string(tile) +
+                                   " along t of normed\n"));
+    // Each member is computed and stored at the root's loop over its tiles,
+    // which its tasks split.
+    const std::map<std::string, Function> funcs = segment_funcs(l);
+    for (const char *member : {"y", "mean", "var"}) {
+        INFO(member);
+        const Halide::Internal::FuncSchedule &s = funcs.at(member).schedule();
+        const std::string at = Halide::LoopLevel(s.compute_level()).lock().to_string();
+        CHECK(at == funcs.at("normed").name() + ".t_o");
+        CHECK(Halide::LoopLevel(s.store_level()).lock().to_string() == at);
+        CHECK(parallel_loop(funcs.at(member).definition()).empty());
+    }
+    CHECK(parallel_loop(funcs.at("normed").definition()) == "t.t_o.t_o_task");
+    for (const char *threads : {"1", "2", "3"}) {
+        INFO("COCONET_RANK_THREADS=" << threads);
+        coconet_test::ScopedEnv env("COCONET_RANK_THREADS", threads);
+        check_matches_reference(n.program, {1, 3, 4}, 0.0, 1, make_inputs);
+    }
+
+    // normed reads the next token's mean: the mean's rows are no longer
+    // the tile's, and y, read by the mean, stays out too.
+    LayerNorm shifted = layer_norm(37, 1201, true);
+    const LoweredProgram ls = lower_for_host(shifted.program);
+    CHECK(rows_of(ls, shifted.mean) == nullptr);
+    CHECK(rows_of(ls, shifted.y) == nullptr);
+    CHECK(rows_of(ls, shifted.var) == shifted.normed.get_contents().get());
+    check_matches_reference(shifted.program, {1, 3}, 0.0, 1, make_inputs);
+    // The mean is an output too: it stays whole, and so does y, which it reads.
+    LayerNorm exported = layer_norm(37, 1201, false, true);
+    const LoweredProgram le = lower_for_host(exported.program);
+    CHECK(rows_of(le, exported.mean) == nullptr);
+    CHECK(rows_of(le, exported.y) == nullptr);
+    CHECK(rows_of(le, exported.var) == exported.normed.get_contents().get());
+    check_matches_reference(exported.program, {1, 3}, 0.0, 1, make_inputs);
+    // A tile of y's rows of 16384 features takes more than L2 holds: the
+    // statistics still join, y stays whole.
+    LayerNorm wide = layer_norm(16384, 1201);
+    const LoweredProgram lw = lower_for_host(wide.program);
+    CHECK(rows_of(lw, wide.y) == nullptr);
+    CHECK(rows_of(lw, wide.mean) == wide.normed.get_contents().get());
+    // Fewer than 32 tiles of tokens to share among tasks: nothing is grouped.
+    LayerNorm few = layer_norm(37, 32 * tile - 1);
+    const LoweredProgram lf = lower_for_host(few.program);
+    CHECK(default_of(lf, few.normed)->row_tile == 0);
+    CHECK(rows_of(lf, few.y) == nullptr);
+}
+
 TEST_CASE("choose_default_schedules: none without a CPU target for it",
           "[passes][default_schedule]") {
     Shapes s = shapes();
