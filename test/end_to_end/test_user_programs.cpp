@@ -15,6 +15,8 @@
 // Every schedule equals the single-process reference on 1 to 5 ranks at sizes
 // no count divides.
 #include "Apps.h"
+#include "DefaultSchedule.h"
+#include "Lower.h"
 #include "TestUtil.h"
 #include "UserAttention.h"
 #include "UserMlp.h"
@@ -129,6 +131,28 @@ TEST_CASE("sequence parallelism overlaps along the sliced tokens", "[schedules][
     CHECK_THAT(print_plan(lower(sequence_parallel(c)), 3),
                Contains("[overlapped with partial: 3 tiles of 2 along dimension 0, the next tile "
                         "computed while this one moves]"));
+}
+
+TEST_CASE("sequence parallelism with its LayerNorm in row groups", "[schedules][overlap]") {
+    // Tokens enough for the default's row groups (group_rows): each tile of
+    // normed's tokens computes those rows of the mean and the variance
+    // first, and of y where y is not in the reduce_scatter's pass.
+    const int tile = Halide::get_host_target().natural_vector_size(Halide::Float(32));
+    for (Sp schedule : {Sp::None, Sp::Overlapped, Sp::Fused, Sp::FusedOverlapped}) {
+        INFO("schedule " << (int)schedule);
+        SpConfig c;
+        c.tokens = 32 * tile + 5;
+        c.schedule = schedule;
+        c.chunks = 3;
+        const Program p = sequence_parallel(c);
+        const LoweredProgram l =
+            lower(p, LowerOptions{Halide::DeviceAPI::None, Halide::get_host_target(), ""});
+        const bool fused = schedule == Sp::Fused || schedule == Sp::FusedOverlapped;
+        CHECK_THAT(
+            dump_default_schedules(l.defaults, l.analysis),
+            Contains(std::string("each computing ") + (fused ? "" : "y, ") + "mean, var first"));
+        check_matches_reference(p, kRanks);
+    }
 }
 
 TEST_CASE("attention with its heads split over the ranks", "[schedules][overlap]") {
