@@ -434,48 +434,22 @@ void transpose_rows(const DefaultSchedule &s, Halide::Func f, int i) {
     read.rewrite(f, {i});
 }
 
-// Whether fn reads Func `callee` and every read is at fn's outermost pure
-// variable in callee's outermost argument, in definitions that write at that
-// variable: each row of fn then needs only the same row of callee.
-bool reads_only_rows(const Function &fn, const std::string &callee) {
-    const std::string &row = fn.args().back();
-    auto is_row = [&](const Halide::Expr &e) {
-        const Variable *v = e.as<Variable>();
-        return v && !v->reduction_domain.defined() && v->name == row;
-    };
-    struct Reads : public IRVisitor {
-        const std::string &callee;
-        std::function<bool(const Halide::Expr &)> is_row;
-        bool any = false, all_rows = true;
-        Reads(const std::string &callee, std::function<bool(const Halide::Expr &)> is_row)
-            : callee(callee), is_row(std::move(is_row)) {}
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            if (op->call_type == Call::Halide && op->name == callee) {
-                any = true;
-                all_rows = all_rows && !op->args.empty() && is_row(op->args.back());
-            }
-            IRVisitor::visit(op);
-        }
-    };
+// Whether `reader` reads `callee`, each time at reader's outermost pure
+// variable in callee's outermost argument: a row of the reader then needs
+// only the same row of callee. (A group's readers write at their own rows:
+// its root has no updates, its members pass updates_write_rows.)
+bool reads_only_rows(const DFuncContents &reader, const DFuncContents &callee) {
+    const std::string &row = reader.func.function().args().back();
     bool any = false;
-    std::vector<Definition> definitions = {fn.definition()};
-    for (const Definition &u : fn.updates()) {
-        definitions.push_back(u);
-    }
-    for (const Definition &def : definitions) {
-        Reads reads(callee, is_row);
-        for (const Halide::Expr &e : def.args()) {
-            e.accept(&reads);
+    for (const Definition &def : definitions_of(reader)) {
+        for (const DistributedCall &call : distributed_calls(reader, def)) {
+            if (call.callee.get() == &callee) {
+                if (call.args.empty() || !is_variable(call.args.back(), row)) {
+                    return false;
+                }
+                any = true;
+            }
         }
-        for (const Halide::Expr &e : def.values()) {
-            e.accept(&reads);
-        }
-        def.predicate().accept(&reads);
-        if (reads.any && (!reads.all_rows || !is_row(def.args().back()))) {
-            return false;
-        }
-        any = any || reads.any;
     }
     return any;
 }
@@ -484,8 +458,7 @@ bool reads_only_rows(const Function &fn, const std::string &callee) {
 // of its rows is then computed from those rows alone.
 bool updates_write_rows(const Function &fn) {
     for (const Definition &u : fn.updates()) {
-        const Variable *v = u.args().back().as<Variable>();
-        if (!v || v->reduction_domain.defined() || v->name != fn.args().back()) {
+        if (!is_variable(u.args().back(), fn.args().back())) {
             return false;
         }
     }
@@ -738,11 +711,12 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         }
     }
     // A Func whose default is vectors (no tiles, no BLAS), computed in its
-    // segment's pipeline.
+    // segment's pipeline, in no group yet.
     auto vectors = [&](const DFuncContents *f) -> DefaultSchedule * {
         auto it = d.find(f);
         auto role = liveness.role.find(f);
-        if (it == d.end() || it->second.tile || role == liveness.role.end() ||
+        if (it == d.end() || it->second.tile ||
+            it->second.library_gemm != Halide::DeviceAPI::None || role == liveness.role.end() ||
             role->second != FuncRole::Halide || liveness.chunked_source_of.count(f) ||
             it->second.rows_of || it->second.row_tile) {
             return nullptr;
@@ -763,8 +737,14 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
     for (auto root = order.rbegin(); root != order.rend(); ++root) {
         DefaultSchedule *rs = vectors(*root);
         const Function fn = (*root)->func.function();
+        const std::vector<std::string> &args = fn.args();
+        // The loops the tiles and their tasks add must not take a name of its own.
+        auto named = [&](const std::string &suffix) {
+            return std::count(args.begin(), args.end(), args.back() + suffix) > 0;
+        };
         if (!rs || !fn.updates().empty() || fn.dimensions() < 2 ||
-            (!rs->tasks.empty() && rs->tasks != fn.args().back()) ||
+            (!rs->tasks.empty() && rs->tasks != args.back()) || named("_o") || named("_i") ||
+            named("_o_task") ||
             estimate(a.of(*root).extents.back(), 1 << 20) < min_row_tiles * tile) {
             continue;
         }
@@ -774,20 +754,19 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         // Readers come after what they read: each candidate's readers are
         // settled by the time it is reached.
         for (auto p = std::next(root); p != order.rend(); ++p) {
-            DefaultSchedule *ps = vectors(*p);
-            if (!ps || placement.segment.at(*p) != placement.segment.at(*root) ||
+            const int64_t rows = vectors(*p) ? tile_bytes(*p, tile) : 0;
+            if (!rows || placement.segment.at(*p) != placement.segment.at(*root) ||
                 placement.exported.count(*p) || !updates_write_rows((*p)->func.function()) ||
-                bytes + tile_bytes(*p, tile) > row_group_bytes) {
+                bytes + rows > row_group_bytes) {
                 continue;
             }
             const std::vector<const DFuncContents *> &by = readers[*p];
-            const bool rows_only = !by.empty() && std::all_of(by.begin(), by.end(), [&](auto *r) {
-                return group.count(r) && reads_only_rows(r->func.function(), (*p)->func.name());
-            });
-            if (rows_only) {
+            if (!by.empty() && std::all_of(by.begin(), by.end(), [&](const DFuncContents *r) {
+                    return group.count(r) && reads_only_rows(*r, **p);
+                })) {
                 group.insert(*p);
                 members.push_back(*p);
-                bytes += tile_bytes(*p, tile);
+                bytes += rows;
             }
         }
         if (members.empty()) {
@@ -806,7 +785,6 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         for (auto m = members.rbegin(); m != members.rend(); ++m) {
             DefaultSchedule &ms = d.at(*m);
             ms.rows_of = *root;
-            ms.row_tile = tile;
             without_tasks(ms);
             ms.tasks.clear();
             ms.why += ", computed at each tile" + tiles + " of " + (*root)->name;

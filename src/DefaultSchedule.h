@@ -122,13 +122,13 @@ struct DefaultSchedule {
     // (coconet_rank_threads), or "": too little work to share. A MatMul's x:
     // a task per tile along x instead.
     std::string tasks;
-    // A row group (group_rows): its root, a Func of two or more dimensions,
-    // runs its outermost pure variable in tiles of `row_tile`, and each
-    // member (`rows_of` names the root) is computed at each such tile of it,
-    // only the tile's rows, rather than at the root: a LayerNorm's sum,
-    // mean and variance of a few tokens then stay in cache between the passes
-    // that read them. Members have no tasks of their own (the root's tasks
-    // are its tiles).
+    // A row group (group_rows): its root (row_tile > 0), a Func of two or
+    // more dimensions, runs its outermost pure variable in tiles of
+    // `row_tile` rows, and each member (rows_of: the root) is computed and
+    // stored at each such tile, only the tile's rows, rather than whole: a
+    // LayerNorm's y, mean and variance of a few tokens then stay in cache
+    // between the passes that read them. Members have no tasks of their own
+    // (the root's tasks are its tiles).
     int row_tile = 0;
     const DFuncContents *rows_of = nullptr;
     std::string why; // what the plan says of the choice
@@ -144,15 +144,18 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                                           const Halide::Target &target,
                                           const std::string &gpu_matmul = "");
 
-// Pass: row groups among the CPU defaults of `d`. A Func of two or more
-// dimensions and no updates whose tasks (if any) run along its outermost pure
-// variable roots a group when some Func of its segment is read only by the
-// group, by every reader at that reader's outermost pure variable in its own
-// outermost argument (a token's row), and writes every update at that
-// variable; each such Func joins, while the group's rows of one tile take at
-// most row_group_bytes and the root has at least min_row_tiles tiles to
-// share among its tasks. Nothing is grouped on a GPU target. Values stay
-// the same: only where each row is computed changes.
+// Pass: row groups among the CPU defaults of `d`. A Func whose default is
+// vectors, of two or more dimensions, no updates, tasks (if any) along its
+// outermost pure variable, and at least min_row_tiles tiles of a vector's
+// width along that variable (global extents: all ranks' rows), roots a group.
+// Funcs of its segment whose default is vectors join, last first, while each
+// is read only by the group, by every reader at that reader's outermost pure
+// variable in its own outermost argument (a token's row), writes every update
+// at its own, is not exported (an output, or read by a collective, a fused
+// pass or a later segment) and not a chunked source, and the members' rows
+// of one tile take at most row_group_bytes (run-time sizes at their
+// estimates). Nothing is grouped on a GPU target. Values stay the same: only
+// where each row is computed changes.
 void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness,
                 const Placement &placement, const Halide::Target &target);
 

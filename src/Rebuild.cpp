@@ -369,7 +369,7 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
         if (default_schedule) {
             const DefaultSchedule &s = *default_schedule;
             apply_default_vectors(s, out);
-            if (s.row_tile && !s.rows_of) {
+            if (s.row_tile) {
                 // A row group's root: its members are computed at each tile (LowerSpmd).
                 const std::string row = f.func.function().args().back();
                 out.split(Halide::Var(row), Halide::Var(row + "_o"), Halide::Var(row + "_i"),

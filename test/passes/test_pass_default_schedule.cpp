@@ -558,6 +558,23 @@ TEST_CASE("group_rows: a LayerNorm's statistics are computed at each tile of its
     const LoweredProgram lw = lower_for_host(wide.program);
     CHECK(rows_of(lw, wide.y) == nullptr);
     CHECK(rows_of(lw, wide.mean) == wide.normed.get_contents().get());
+    // A running sum along the tokens writes its update at a reduction
+    // variable: a tile of its rows needs the rows before it, so it stays whole.
+    {
+        DFunc in = input("in", Float(32), {37, 1201}, Replicated());
+        Var h("h"), t("t");
+        Halide::RDom r(1, 1200, "r");
+        DFunc running("running"), scaled("scaled");
+        running(h, t) = in(h, t);
+        running(h, r) += running(h, r - 1);
+        scaled(h, t) = running(h, t) * 0.5f;
+        Program p("running");
+        p.output(scaled, Replicated());
+        const LoweredProgram lr = lower_for_host(p);
+        CHECK(rows_of(lr, running) == nullptr);
+        CHECK(default_of(lr, scaled)->row_tile == 0);
+        check_matches_reference(p, {1, 3}, 0.0, 1, make_inputs);
+    }
     // Fewer than 32 tiles of tokens to share among tasks: nothing is grouped.
     LayerNorm few = layer_norm(37, 32 * tile - 1);
     const LoweredProgram lf = lower_for_host(few.program);
