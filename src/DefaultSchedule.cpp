@@ -63,9 +63,9 @@ constexpr int copy_tile_rows_per_task = 8;
 // microseconds, about what a core computes of this much.
 constexpr int64_t min_task_work = 1 << 18;
 
-// A row group's rows of one tile take at most this many bytes (global
-// extents), so that they stay in L2 from the pass that writes them to the
-// last that reads them.
+// A row group's members take at most this many bytes per tile of rows
+// (global extents), so that they stay in L2 from the pass that writes them to
+// the last that reads them.
 constexpr int64_t row_group_bytes = 256 * 1024;
 
 // A row group's root has at least this many tiles along its rows (global
