@@ -723,8 +723,9 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         }
         return &it->second;
     };
-    // The bytes of a tile of `tile` of f's outermost pure variable.
-    auto tile_bytes = [&](const DFuncContents *f, int tile) {
+    const int tile = target.natural_vector_size(Halide::Float(32));
+    // The bytes of f's rows in one tile.
+    auto tile_bytes = [&](const DFuncContents *f) {
         const std::vector<Halide::Expr> &extents = a.of(f).extents;
         int64_t bytes = f->func.function().output_types()[0].bytes() * (int64_t)tile;
         for (size_t i = 0; i + 1 < extents.size(); i++) {
@@ -732,19 +733,21 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         }
         return bytes;
     };
-    const int tile = target.natural_vector_size(Halide::Float(32));
     const std::vector<const DFuncContents *> &order = liveness.live_in_order;
     for (auto root = order.rbegin(); root != order.rend(); ++root) {
         DefaultSchedule *rs = vectors(*root);
         const Function fn = (*root)->func.function();
+        if (!rs || !fn.updates().empty() || fn.dimensions() < 2) {
+            continue;
+        }
         const std::vector<std::string> &args = fn.args();
         // The loops the tiles and their tasks add must not take a name of its own.
-        auto named = [&](const std::string &suffix) {
-            return std::count(args.begin(), args.end(), args.back() + suffix) > 0;
+        const std::string loop = row_tiles_loop(fn);
+        auto named = [&](const std::string &name) {
+            return std::count(args.begin(), args.end(), name) > 0;
         };
-        if (!rs || !fn.updates().empty() || fn.dimensions() < 2 ||
-            (!rs->tasks.empty() && rs->tasks != args.back()) || named("_o") || named("_i") ||
-            named("_o_task") ||
+        if ((!rs->tasks.empty() && rs->tasks != args.back()) || named(loop) ||
+            named(args.back() + "_i") || named(loop + "_task") ||
             estimate(a.of(*root).extents.back(), 1 << 20) < min_row_tiles * tile) {
             continue;
         }
@@ -754,7 +757,7 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         // Readers come after what they read: each candidate's readers are
         // settled by the time it is reached.
         for (auto p = std::next(root); p != order.rend(); ++p) {
-            const int64_t rows = vectors(*p) ? tile_bytes(*p, tile) : 0;
+            const int64_t rows = vectors(*p) ? tile_bytes(*p) : 0;
             if (!rows || placement.segment.at(*p) != placement.segment.at(*root) ||
                 placement.exported.count(*p) || !updates_write_rows((*p)->func.function()) ||
                 bytes + rows > row_group_bytes) {
@@ -792,6 +795,10 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         }
         rs->why += " first" + tasks_why(rs->tasks, "tiles along ");
     }
+}
+
+std::string row_tiles_loop(const Function &root) {
+    return root.args().back() + "_o";
 }
 
 std::string task_variable(const Function &fn, const Extents &extents, bool tiled) {

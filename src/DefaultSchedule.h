@@ -159,6 +159,10 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
 void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness,
                 const Placement &placement, const Halide::Target &target);
 
+// The loop over a row group's tiles: the root's outermost pure variable split
+// into `<row>_o` (the tiles, which its tasks split further) and `<row>_i`.
+std::string row_tiles_loop(const Halide::Internal::Function &root);
+
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);

@@ -308,8 +308,7 @@ SpmdPipeline lower_spmd(const Analysis &analysis, const std::vector<FusedPass> &
         for (const auto &[f, d] : defaults) {
             if (d.rows_of && placement.segment.at(f) == s) {
                 const Halide::LoopLevel tile(
-                    funcs.at(d.rows_of),
-                    Halide::Var(d.rows_of->func.function().args().back() + "_o"));
+                    funcs.at(d.rows_of), Halide::Var(row_tiles_loop(d.rows_of->func.function())));
                 funcs.at(f).compute_at(tile).store_at(tile);
             }
         }

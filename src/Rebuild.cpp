@@ -371,11 +371,12 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
             apply_default_vectors(s, out);
             if (s.row_tile) {
                 // A row group's root: its members are computed at each tile (LowerSpmd).
-                const std::string row = f.func.function().args().back();
-                out.split(Halide::Var(row), Halide::Var(row + "_o"), Halide::Var(row + "_i"),
-                          s.row_tile, Halide::TailStrategy::GuardWithIf);
+                const std::string row = f.func.function().args().back(),
+                                  tiles = row_tiles_loop(f.func.function());
+                out.split(Halide::Var(row), Halide::Var(tiles), Halide::Var(row + "_i"), s.row_tile,
+                          Halide::TailStrategy::GuardWithIf);
                 if (!s.tasks.empty()) {
-                    run_in_tasks(out, row + "_o", iterations(row, s.row_tile), threads);
+                    run_in_tasks(out, tiles, iterations(row, s.row_tile), threads);
                 }
             } else if (!s.tasks.empty()) {
                 const Expr n = iterations(s.tasks, s.tasks == s.x ? s.lanes : 1);
