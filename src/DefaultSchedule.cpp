@@ -323,6 +323,23 @@ bool short_reduction(const Definition &u) {
     return true;
 }
 
+// Whether scalar fn is a reduction DefaultSchedule::in_parts adds in parts:
+// one update over one reduction variable, long enough, without a predicate,
+// of one value whose operation Halide can reorder (rfactor's condition).
+bool adds_in_parts(const Function &fn) {
+    if (fn.dimensions() != 0 || fn.updates().size() != 1) {
+        return false;
+    }
+    const Definition &u = fn.update(0);
+    const std::vector<ReductionVariable> &rvars = u.schedule().rvars();
+    if (rvars.size() != 1 || u.values().size() != 1 || !is_const_one(u.predicate()) ||
+        estimate(rvars[0].extent, 1 << 20) < DefaultSchedule::min_part_steps) {
+        return false;
+    }
+    const AssociativeOp op = prove_associativity(fn.name(), u.args(), u.values());
+    return op.associative() && op.commutative();
+}
+
 bool long_innermost_rvar(const Definition &u) {
     if (u.schedule().rvars().empty()) {
         return false;
@@ -574,11 +591,24 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         for (const Halide::Expr &e : a.of(c).extents) {
             extents.push_back(estimate(e, 1 << 20));
         }
-        if (has_stage_directives(fn) || fn.dimensions() == 0) {
+        if (has_stage_directives(fn)) {
             continue;
         }
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
+        if (fn.dimensions() == 0) {
+            if (!gpu && adds_in_parts(fn)) {
+                s.in_parts = true;
+                s.lanes = target.natural_vector_size(fn.output_types()[0]);
+                s.why = "added in parts of " + std::to_string(DefaultSchedule::part_steps) +
+                        " steps, each in " + std::to_string(DefaultSchedule::part_vectors) +
+                        " vectors of " + std::to_string(s.lanes) +
+                        " sums, the parts in tasks on the rank's threads, then in order: " +
+                        "an order of additions of its own";
+                d.emplace(c, s);
+            }
+            continue; // any other scalar: Halide's serial loops
+        }
         const std::optional<GemmForm> form = gemm_form(fn);
         s.library_gemm = gpu && form ? blas : Halide::DeviceAPI::None;
         if (s.library_gemm != Halide::DeviceAPI::None) {
@@ -710,13 +740,12 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
             readers[p].push_back(f);
         }
     }
-    // A Func whose default is vectors (no tiles, no BLAS), computed in its
+    // A Func whose default is vectors along its x (not tiles, BLAS or parts), computed in its
     // segment's pipeline, in no group yet.
     auto vectors = [&](const DFuncContents *f) -> DefaultSchedule * {
         auto it = d.find(f);
         auto role = liveness.role.find(f);
-        if (it == d.end() || it->second.tile ||
-            it->second.library_gemm != Halide::DeviceAPI::None || role == liveness.role.end() ||
+        if (it == d.end() || it->second.x.empty() || role == liveness.role.end() ||
             role->second != FuncRole::Halide || liveness.chunked_source_of.count(f) ||
             it->second.rows_of || it->second.row_tile) {
             return nullptr;
@@ -917,6 +946,25 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
             stage.vectorize(x, s.lanes, guard);
         }
     }
+}
+
+void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &threads) {
+    const auto guard = Halide::TailStrategy::GuardWithIf;
+    const std::string r = f.function().update(0).schedule().rvars()[0].var;
+    const Halide::RVar part(r + "_part"), step(r + "_step"), steps(r + "_steps"), lane(r + "_lane");
+    const Halide::Var p(r + "_p"), u(r + "_u"), vector(r + "_v"), lanes(r + "_l");
+    f.update(0)
+        .split(Halide::RVar(r), part, step, (int)DefaultSchedule::part_steps, guard)
+        .split(step, steps, lane, s.lanes * DefaultSchedule::part_vectors, guard);
+    // Each part's sums are elements of a Func of their own, u its lanes.
+    Halide::Func sums = f.update(0).rfactor({{part, p}, {lane, u}});
+    sums.compute_root().vectorize(u, s.lanes, guard);
+    sums.update(0)
+        .reorder(u, steps, p)
+        .split(u, vector, lanes, s.lanes, guard)
+        .vectorize(lanes)
+        .unroll(vector);
+    sums.update(0).specialize(threads > 1).parallel(p);
 }
 
 namespace {

@@ -1,8 +1,8 @@
 // The default schedule: what a CPU library or JIT program gives each Func of
 // a Halide segment that the user left unscheduled (no Halide directives, no
 // accumulate_in_registers), so that a program nobody scheduled runs at about
-// the speed of a hand-scheduled one. Every choice keeps each element's
-// reduction in the order its definitions give, so results stay the
+// the speed of a hand-scheduled one. Every choice but the last keeps each
+// element's reduction in the order its definitions give, so results stay the
 // reference's bit for bit:
 //   - a MatMul-like reduction (its updates write f(x, y, ...) at its own pure
 //     variables from one operand that does not depend on y and one that does
@@ -33,7 +33,10 @@
 //     Halide's serial loops;
 //   - Funcs read only a row at a time by the Funcs after them (a LayerNorm's
 //     y, mean and variance): computed at each tile of the last reader's rows
-//     (group_rows), so that those rows stay in cache between the passes.
+//     (group_rows), so that those rows stay in cache between the passes;
+//   - a long scalar reduction (a norm's sum of squares): added in parts, in
+//     an order of its own (see DefaultSchedule::in_parts), so its result is
+//     the reference's within rounding.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
 // reduction gets register tiles
@@ -131,6 +134,18 @@ struct DefaultSchedule {
     // (the root's tasks are its tiles).
     int row_tile = 0;
     const DFuncContents *rows_of = nullptr;
+    // A scalar reduction over one reduction variable of min_part_steps steps
+    // or more (global extents), one update whose operation Halide proves
+    // associative and commutative (a norm: f() += e(r)): added in parts
+    // (Halide's rfactor) of part_steps consecutive steps, each part in
+    // part_vectors vectors of `lanes` interleaved sums (several additions in
+    // flight rather than a chain of them), the parts in tasks on the rank's
+    // threads, then the parts' sums in order. The parts depend on the rank's
+    // slice only, not on its threads, so a result is the same on every run;
+    // but the order of additions is not the definition's.
+    bool in_parts = false;
+    static constexpr int64_t part_steps = 1 << 14, min_part_steps = part_steps;
+    static constexpr int part_vectors = 4;
     std::string why; // what the plan says of the choice
 };
 
@@ -166,6 +181,10 @@ std::string row_tiles_loop(const Halide::Internal::Function &root);
 // The vectors of `s` (not its tiles: rebuild_scheduled makes those) on the
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
+
+// The parts of `s` (in_parts) on the scalar Func a lowering rebuilt, their
+// tasks on the rank's `threads` (rank_threads).
+void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &threads);
 
 // The pure variable of fn (of these global extents, run-time sizes at their
 // estimates) whose loop a rank shares among its CPU threads: `tiled`

@@ -366,7 +366,9 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     };
     if (!tile) {
         Halide::Func out = rebuild_compute(f, info, callee, rank, world_size);
-        if (default_schedule) {
+        if (default_schedule && default_schedule->in_parts) {
+            add_in_parts(*default_schedule, out, threads);
+        } else if (default_schedule) {
             const DefaultSchedule &s = *default_schedule;
             apply_default_vectors(s, out);
             if (s.row_tile) {

@@ -12,6 +12,8 @@
 //   heads split over the ranks, the output projection row-parallel.
 // - an MLP as the CPU benchmark runs it (apps/bench/UserMlp.h): column- then
 //   row-parallel Linears, GELU with tanh between them.
+// - a clipped SGD step as the CPU benchmark runs it (apps/bench/UserSgd.h):
+//   an all_reduce of the gradients, their norm, every rank's whole update.
 // Every schedule equals the single-process reference on 1 to 5 ranks at sizes
 // no count divides.
 #include "Apps.h"
@@ -20,6 +22,7 @@
 #include "TestUtil.h"
 #include "UserAttention.h"
 #include "UserMlp.h"
+#include "UserSgd.h"
 
 using namespace coconet;
 using Catch::Matchers::Contains;
@@ -185,6 +188,20 @@ TEST_CASE("an MLP with GELU between its column- and row-parallel Linears", "[sch
     }
     CHECK_THAT(JitProgram(user_mlp(256, 1024, 128)).plan(2),
                Contains("up: register tiles of") && Contains("act: vectors of"));
+}
+
+TEST_CASE("a clipped SGD step whose norm the default adds in parts", "[schedules]") {
+    // 1001 parameters: the norm in Halide's serial loop, the reference's bits
+    // with the default on or off; 100003: in parts, within rounding.
+    for (bool default_schedule : {false, true}) {
+        JitOptions options;
+        options.default_schedule = default_schedule;
+        INFO("default schedule " << default_schedule);
+        check_matches_reference(user_sgd(1001), kRanks, 0.0, 1, make_inputs, options);
+    }
+    const Program large = user_sgd(100003);
+    CHECK_THAT(JitProgram(large).plan(2), Contains("norm2: added in parts of"));
+    check_matches_reference(large, {1, 3, 4}, 1e-6, 1, make_inputs);
 }
 
 TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {

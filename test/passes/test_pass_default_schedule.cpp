@@ -6,9 +6,10 @@
 // outside them (a long one unrolled inside the vector), a mean per token over
 // a few features vectors gathering its strided rows (a sum over more, tiles
 // of its rows transposed in registers), vectors no wider than a row, a
-// reduction to a scalar and the Funcs the user scheduled keep Halide's
+// short reduction to a scalar and the Funcs the user scheduled keep Halide's
 // defaults. End to end, the program equals the reference with the default on
-// and off.
+// and off. A long scalar sum (a norm) is added in parts, within rounding of
+// the reference.
 #include <algorithm>
 #include <tuple>
 
@@ -998,4 +999,117 @@ TEST_CASE("default schedule: a Func large enough runs in a task per thread of it
         coconet_test::ScopedEnv env("COCONET_RANK_THREADS", threads);
         check_matches_reference(p, {1, 3, 4}, 0.0, 1, make_inputs);
     }
+}
+
+namespace {
+
+// Norms as a global-norm clip computes them: each rank's part of a sum over
+// its slice of g (100003 elements: no rank count up to 5 divides it), then an
+// all_reduce. `norm2` (squares in double) and `positives` (an int count) are
+// long enough to add in parts; `short_norm2` (one step short) and `chain`
+// (not associative) are not.
+struct Norms {
+    DFunc norm2, positives, short_norm2, chain;
+    Program program{"norms"};
+};
+
+Norms norms() {
+    const int n = 100003;
+    const int shorter = (int)DefaultSchedule::min_part_steps - 1;
+    Norms s;
+    DFunc g = input("g", Float(32), {n}, Sliced(0));
+    DFunc h = input("h", Float(32), {shorter}, Replicated());
+    Halide::RDom k(0, n, "k"), q(0, shorter, "q");
+    const Halide::Expr gk = Halide::cast<double>(g(k));
+    s.norm2 = DFunc("norm2", {});
+    s.norm2() = Halide::Expr(0.0);
+    s.norm2() += gk * gk;
+    s.positives = DFunc("positives", {});
+    s.positives() = 0;
+    s.positives() += Halide::select(g(k) > 0.0f, 1, 0);
+    s.short_norm2 = DFunc("short_norm2", {});
+    s.short_norm2() = Halide::Expr(0.0);
+    s.short_norm2() += Halide::cast<double>(h(q)) * h(q);
+    s.chain = DFunc("chain", {});
+    s.chain() = 0.0f;
+    s.chain() = s.chain() * 0.5f + g(k);
+    DFunc total = all_reduce(s.norm2, ReduceOp::Sum, "total");
+    Var i("i");
+    DFunc scaled("scaled");
+    scaled(i) = g(i) * Halide::cast<float>(Halide::Expr(1.0) / Halide::sqrt(total()));
+    s.program.output(scaled, Sliced(0))
+        .output(all_reduce(s.positives, ReduceOp::Sum, "positive_count"), Replicated())
+        .output(s.short_norm2, Replicated())
+        .output(all_reduce(s.chain, ReduceOp::Sum, "chains"), Replicated());
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on the rank's threads",
+          "[passes][default_schedule]") {
+    Norms s = norms();
+    const Halide::Target host = Halide::get_host_target();
+    const LoweredProgram l = lower_for_host(s.program);
+    const int lanes = host.natural_vector_size(Halide::Float(64));
+    for (const DFunc *f : {&s.norm2, &s.positives}) {
+        INFO(f->name());
+        REQUIRE(default_of(l, *f));
+        CHECK(default_of(l, *f)->in_parts);
+    }
+    CHECK_FALSE(default_of(l, s.short_norm2));
+    CHECK_FALSE(default_of(l, s.chain));
+    const std::string dump = dump_default_schedules(l.defaults, l.analysis);
+    CHECK_THAT(dump, Catch::Contains("  norm2: added in parts of 16384 steps, each in 4 vectors "
+                                     "of " +
+                                     std::to_string(lanes) +
+                                     " sums, the parts in tasks on the rank's threads, then in "
+                                     "order: an order of additions of its own\n"));
+
+    // The parts' sums: a Func at the root, its parts a task each where the
+    // rank has threads, its lanes a vector. Halide names it for the name of
+    // the Func it splits (norm2$1_intm, or norm2_2_intm$2 where Halide made
+    // that name unique first).
+    std::map<std::string, Function> intms;
+    for (const SpmdSegment &seg : l.spmd.segments) {
+        if (seg.halide.pipeline.defined()) {
+            for (const auto &[unique, fn] : pipeline_functions(seg.halide.pipeline)) {
+                if (unique.find("_intm") != std::string::npos) {
+                    intms.emplace(unique.substr(0, unique.find_first_of("$_")), fn);
+                }
+            }
+        }
+    }
+    CHECK(intms.size() == 2);
+    REQUIRE(intms.count("norm2"));
+    const Function parts = intms.at("norm2");
+    Halide::LoopLevel at = parts.schedule().compute_level();
+    CHECK(at.lock().is_root());
+    CHECK(parallel_loop(parts.update(0)) == "k$x_p");
+    CHECK(has_vectorized_loop(parts.update(0)));
+    CHECK(intms.count("positives"));
+
+    // Within rounding of the reference (each rank's sum in another order),
+    // and the same whatever the rank's threads: the parts are the slice's.
+    std::map<int, std::vector<RankBuffers>> first;
+    for (const char *threads : {"1", "2", "3"}) {
+        INFO("COCONET_RANK_THREADS=" << threads);
+        coconet_test::ScopedEnv env("COCONET_RANK_THREADS", threads);
+        check_matches_reference(s.program, {1, 3, 4}, 1e-9, 1, make_inputs);
+        JitProgram jit(s.program);
+        for (int r : {1, 3}) {
+            std::vector<RankBuffers> out = jit.run_threads(r, make_inputs(s.program, r, 5), 5.0);
+            if (first.count(r)) {
+                CHECK(max_abs_diff(out, first.at(r)) == 0.0);
+            } else {
+                first[r] = out;
+            }
+        }
+    }
+    // The exact ones (the count, and the sums not in parts) bit for bit.
+    Program exact("exact_norms");
+    exact.output(all_reduce(s.positives, ReduceOp::Sum, "positive_count"), Replicated())
+        .output(s.short_norm2, Replicated())
+        .output(all_reduce(s.chain, ReduceOp::Sum, "chains"), Replicated());
+    check_matches_reference(exact, {1, 3, 5}, 0.0, 1, make_inputs);
 }
