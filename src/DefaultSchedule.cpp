@@ -482,9 +482,17 @@ bool updates_write_rows(const Function &fn) {
     return true;
 }
 
-// What the plan says of a Func's tasks along pure variable `var` ("": none).
-std::string tasks_why(const std::string &var, const std::string &loops) {
-    return var.empty() ? "" : ", its " + loops + var + " in a task per thread of the rank";
+// What the plan says of s: its choice, then its tasks (tiles of a MatMul or a
+// row group's root, or the loop along a pure variable).
+std::string plan_line(const DefaultSchedule &s) {
+    if (s.tasks.empty()) {
+        return s.why;
+    }
+    if (s.tile && s.tasks == s.tile->x) {
+        return s.why + ", a task per tile along " + s.tasks;
+    }
+    return s.why + ", its " + (s.tile || s.row_tile ? "tiles along " : "") + s.tasks +
+           " in a task per thread of the rank";
 }
 
 } // namespace
@@ -654,9 +662,6 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                 if (s.y_tiles_inside && !s.tasks.empty() &&
                     (extents[0] + rows - 1) / rows >= min_x_tasks) {
                     s.tasks = x;
-                    s.why += ", a task per tile along " + x;
-                } else {
-                    s.why += tasks_why(s.tasks, "tiles along ");
                 }
             }
             d.emplace(c, s);
@@ -723,7 +728,6 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             s.why += ", reductions writing elsewhere in Halide's serial loops";
         }
         s.tasks = task_variable(fn, a.of(c).extents, false);
-        s.why += tasks_why(s.tasks, "");
         d.emplace(c, s);
     }
     return d;
@@ -804,25 +808,18 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
         if (members.empty()) {
             continue;
         }
-        // The plan's line for a Func without its tasks (the end of the line).
-        auto without_tasks = [](DefaultSchedule &s) {
-            const std::string tasks = tasks_why(s.tasks, "");
-            s.why.resize(s.why.size() - (ends_with(s.why, tasks) ? tasks.size() : 0));
-        };
         const std::string row = fn.args().back(),
                           tiles = " of " + std::to_string(tile) + " along " + row;
         rs->row_tile = tile;
-        without_tasks(*rs);
         rs->why += ", in tiles" + tiles + ", each computing ";
         for (auto m = members.rbegin(); m != members.rend(); ++m) {
             DefaultSchedule &ms = d.at(*m);
             ms.rows_of = *root;
-            without_tasks(ms);
             ms.tasks.clear();
             ms.why += ", computed at each tile" + tiles + " of " + (*root)->name;
             rs->why += (m == members.rbegin() ? "" : ", ") + (*m)->name;
         }
-        rs->why += " first" + tasks_why(rs->tasks, "tiles along ");
+        rs->why += " first";
     }
 }
 
@@ -1048,7 +1045,7 @@ std::string dump_default_schedules(const DefaultSchedules &d, const Analysis &a)
     for (const DFunc &f : a.order) {
         auto it = d.find(f.get_contents().get());
         if (it != d.end()) {
-            out += "  " + f.name() + ": " + it->second.why + "\n";
+            out += "  " + f.name() + ": " + plan_line(it->second) + "\n";
         }
     }
     return out;

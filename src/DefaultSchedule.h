@@ -146,7 +146,7 @@ struct DefaultSchedule {
     bool in_parts = false;
     static constexpr int64_t part_steps = 1 << 14, min_part_steps = part_steps;
     static constexpr int part_vectors = 4;
-    std::string why; // what the plan says of the choice
+    std::string why; // what the plan says of the choice, but its tasks
 };
 
 using DefaultSchedules = std::map<const DFuncContents *, DefaultSchedule>;
