@@ -323,21 +323,31 @@ bool short_reduction(const Definition &u) {
     return true;
 }
 
-// Whether scalar fn is a reduction DefaultSchedule::in_parts adds in parts:
-// one update over one reduction variable, long enough, without a predicate,
-// of one value whose operation Halide can reorder (rfactor's condition).
-bool adds_in_parts(const Function &fn) {
+// The steps of the outermost reduction variable in each part where
+// DefaultSchedule::in_parts adds scalar fn in parts (about part_steps steps
+// in all), or 0 where it does not: one update, long enough, without a
+// predicate, of one value whose operation Halide can reorder (rfactor's
+// condition).
+int64_t part_rows(const Function &fn) {
     if (fn.dimensions() != 0 || fn.updates().size() != 1) {
-        return false;
+        return 0;
     }
     const Definition &u = fn.update(0);
     const std::vector<ReductionVariable> &rvars = u.schedule().rvars();
-    if (rvars.size() != 1 || u.values().size() != 1 || !is_const_one(u.predicate()) ||
-        estimate(rvars[0].extent, 1 << 20) < DefaultSchedule::min_part_steps) {
-        return false;
+    if (rvars.empty() || u.values().size() != 1 || !is_const_one(u.predicate())) {
+        return 0;
+    }
+    int64_t steps = 1, inner = 1; // all of them; those of the inner variables
+    for (size_t k = 0; k < rvars.size(); k++) {
+        const int64_t e = std::max<int64_t>(estimate(rvars[k].extent, 1 << 20), 1);
+        steps *= e;
+        inner *= k + 1 < rvars.size() ? e : 1;
     }
     const AssociativeOp op = prove_associativity(fn.name(), u.args(), u.values());
-    return op.associative() && op.commutative();
+    if (steps < DefaultSchedule::min_part_steps || !op.associative() || !op.commutative()) {
+        return 0;
+    }
+    return std::max<int64_t>(1, DefaultSchedule::part_steps / inner);
 }
 
 bool long_innermost_rvar(const Definition &u) {
@@ -605,12 +615,17 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         DefaultSchedule s;
         const bool gpu = target.has_gpu_feature();
         if (fn.dimensions() == 0) {
-            if (!gpu && adds_in_parts(fn)) {
+            s.part_rows = gpu ? 0 : part_rows(fn);
+            if (s.part_rows) {
                 s.in_parts = true;
                 s.lanes = target.natural_vector_size(fn.output_types()[0]);
-                s.why = "added in parts of " + std::to_string(DefaultSchedule::part_steps) +
-                        " steps, each in " + std::to_string(DefaultSchedule::part_vectors) +
-                        " vectors of " + std::to_string(s.lanes) +
+                const std::vector<ReductionVariable> &rvars = fn.update(0).schedule().rvars();
+                std::string outer = rvars.back().var;
+                std::replace(outer.begin(), outer.end(), '$', '.');
+                s.why = "added in parts of " + std::to_string(s.part_rows) + " steps" +
+                        (rvars.size() > 1 ? " of " + outer : "") + ", each in " +
+                        std::to_string(DefaultSchedule::part_vectors) + " vectors of " +
+                        std::to_string(s.lanes) +
                         " sums, the parts in tasks on the rank's threads, then in order: " +
                         "an order of additions of its own";
                 d.emplace(c, s);
@@ -947,17 +962,29 @@ void apply_default_vectors(const DefaultSchedule &s, Halide::Func f) {
 
 void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &threads) {
     const auto guard = Halide::TailStrategy::GuardWithIf;
-    const std::string r = f.function().update(0).schedule().rvars()[0].var;
-    const Halide::RVar part(r + "_part"), step(r + "_step"), steps(r + "_steps"), lane(r + "_lane");
-    const Halide::Var p(r + "_p"), u(r + "_u"), vector(r + "_v"), lanes(r + "_l");
-    f.update(0)
-        .split(Halide::RVar(r), part, step, (int)DefaultSchedule::part_steps, guard)
-        .split(step, steps, lane, s.lanes * DefaultSchedule::part_vectors, guard);
+    std::vector<std::string> r; // the reduction variables, innermost first
+    for (const ReductionVariable &rv : f.function().update(0).schedule().rvars()) {
+        r.push_back(rv.var);
+    }
+    const Halide::RVar part(r.back() + "_part"), rows(r.back() + "_rows");
+    Halide::Stage update = f.update(0);
+    update.split(Halide::RVar(r.back()), part, rows, (int)s.part_rows, guard);
+    // The innermost variable's steps in vectors of interleaved sums.
+    const Halide::RVar innermost = r.size() == 1 ? rows : Halide::RVar(r.front());
+    const Halide::RVar steps(innermost.name() + "_steps"), lane(innermost.name() + "_lane");
+    update.split(innermost, steps, lane, s.lanes * DefaultSchedule::part_vectors, guard);
     // Each part's sums are elements of a Func of their own, u its lanes.
-    Halide::Func sums = f.update(0).rfactor({{part, p}, {lane, u}});
+    const Halide::Var p(r.back() + "_p"), u(r.front() + "_u"), vector(r.front() + "_v"),
+        lanes(r.front() + "_l");
+    Halide::Func sums = update.rfactor({{part, p}, {lane, u}});
+    std::vector<Halide::VarOrRVar> order = {u, steps};
+    for (size_t k = 1; k < r.size(); k++) {
+        order.push_back(k + 1 < r.size() ? Halide::RVar(r[k]) : rows);
+    }
+    order.push_back(p);
     sums.compute_root().vectorize(u, s.lanes, guard);
     sums.update(0)
-        .reorder(u, steps, p)
+        .reorder(order)
         .split(u, vector, lanes, s.lanes, guard)
         .vectorize(lanes)
         .unroll(vector);

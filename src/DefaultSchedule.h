@@ -134,16 +134,19 @@ struct DefaultSchedule {
     // (the root's tasks are its tiles).
     int row_tile = 0;
     const DFuncContents *rows_of = nullptr;
-    // A scalar reduction over one reduction variable of min_part_steps steps
-    // or more (global extents), one update whose operation Halide proves
-    // associative and commutative (a norm: f() += e(r)): added in parts
-    // (Halide's rfactor) of part_steps consecutive steps, each part in
-    // part_vectors vectors of `lanes` interleaved sums (several additions in
-    // flight rather than a chain of them), the parts in tasks on the rank's
-    // threads, then the parts' sums in order. The parts depend on the rank's
-    // slice only, not on its threads, so a result is the same on every run;
-    // but the order of additions is not the definition's.
+    // A scalar reduction of min_part_steps steps or more (global extents),
+    // one update whose operation Halide proves associative and commutative
+    // (a norm: f() += e(r), or over a matrix, e(r.x, r.y)): added in parts
+    // (Halide's rfactor) of `part_rows` steps of its outermost reduction
+    // variable (about part_steps steps in all), each part adding its
+    // innermost variable's steps in part_vectors vectors of `lanes`
+    // interleaved sums (several additions in flight rather than a chain of
+    // them), the parts in tasks on the rank's threads, then the parts' sums
+    // in order. The parts depend on the rank's slice only, not on its
+    // threads, so a result is the same on every run; but the order of
+    // additions is not the definition's.
     bool in_parts = false;
+    int64_t part_rows = 0;
     static constexpr int64_t part_steps = 1 << 14, min_part_steps = part_steps;
     static constexpr int part_vectors = 4;
     std::string why; // what the plan says of the choice, but its tasks

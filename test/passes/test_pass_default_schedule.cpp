@@ -1005,11 +1005,12 @@ namespace {
 
 // Norms as a global-norm clip computes them: each rank's part of a sum over
 // its slice of g (100003 elements: no rank count up to 5 divides it), then an
-// all_reduce. `norm2` (squares in double) and `positives` (an int count) are
+// all_reduce. `norm2` (squares in double), `positives` (an int count) and
+// `frobenius` (a matrix's squares, 1001 by 37 sliced along its rows) are
 // long enough to add in parts; `short_norm2` (one step short) and `chain`
 // (not associative) are not.
 struct Norms {
-    DFunc norm2, positives, short_norm2, chain;
+    DFunc norm2, positives, frobenius, short_norm2, chain;
     Program program{"norms"};
 };
 
@@ -1019,7 +1020,8 @@ Norms norms() {
     Norms s;
     DFunc g = input("g", Float(32), {n}, Sliced(0));
     DFunc h = input("h", Float(32), {shorter}, Replicated());
-    Halide::RDom k(0, n, "k"), q(0, shorter, "q");
+    DFunc matrix = input("matrix", Float(32), {1001, 37}, Sliced(1));
+    Halide::RDom k(0, n, "k"), q(0, shorter, "q"), e(0, 1001, 0, 37, "e");
     const Halide::Expr gk = Halide::cast<double>(g(k));
     s.norm2 = DFunc("norm2", {});
     s.norm2() = Halide::Expr(0.0);
@@ -1027,6 +1029,9 @@ Norms norms() {
     s.positives = DFunc("positives", {});
     s.positives() = 0;
     s.positives() += Halide::select(g(k) > 0.0f, 1, 0);
+    s.frobenius = DFunc("frobenius", {});
+    s.frobenius() = Halide::Expr(0.0);
+    s.frobenius() += Halide::cast<double>(matrix(e.x, e.y)) * matrix(e.x, e.y);
     s.short_norm2 = DFunc("short_norm2", {});
     s.short_norm2() = Halide::Expr(0.0);
     s.short_norm2() += Halide::cast<double>(h(q)) * h(q);
@@ -1036,7 +1041,9 @@ Norms norms() {
     DFunc total = all_reduce(s.norm2, ReduceOp::Sum, "total");
     Var i("i");
     DFunc scaled("scaled");
-    scaled(i) = g(i) * Halide::cast<float>(Halide::Expr(1.0) / Halide::sqrt(total()));
+    DFunc matrix_total = all_reduce(s.frobenius, ReduceOp::Sum, "matrix_total");
+    scaled(i) = g(i) * Halide::cast<float>(Halide::Expr(1.0) / Halide::sqrt(total())) +
+                Halide::cast<float>(Halide::Expr(1.0) / Halide::sqrt(matrix_total()));
     s.program.output(scaled, Sliced(0))
         .output(all_reduce(s.positives, ReduceOp::Sum, "positive_count"), Replicated())
         .output(s.short_norm2, Replicated())
@@ -1052,7 +1059,7 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
     const Halide::Target host = Halide::get_host_target();
     const LoweredProgram l = lower_for_host(s.program);
     const int lanes = host.natural_vector_size(Halide::Float(64));
-    for (const DFunc *f : {&s.norm2, &s.positives}) {
+    for (const DFunc *f : {&s.norm2, &s.positives, &s.frobenius}) {
         INFO(f->name());
         REQUIRE(default_of(l, *f));
         CHECK(default_of(l, *f)->in_parts);
@@ -1065,6 +1072,10 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
                                      std::to_string(lanes) +
                                      " sums, the parts in tasks on the rank's threads, then in "
                                      "order: an order of additions of its own\n"));
+    // The matrix in parts of 16 of its rows (16016 steps), each row in vectors.
+    CHECK(default_of(l, s.frobenius)->part_rows == 16);
+    CHECK_THAT(dump, Catch::Contains("  frobenius: added in parts of 16 steps of e.y, each in 4 "
+                                     "vectors of "));
 
     // The parts' sums: a Func at the root, its parts a task each where the
     // rank has threads, its lanes a vector. Halide names it for the name of
@@ -1080,7 +1091,7 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
             }
         }
     }
-    CHECK(intms.size() == 2);
+    CHECK(intms.size() == 3);
     REQUIRE(intms.count("norm2"));
     const Function parts = intms.at("norm2");
     Halide::LoopLevel at = parts.schedule().compute_level();
@@ -1088,6 +1099,8 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
     CHECK(parallel_loop(parts.update(0)) == "k$x_p");
     CHECK(has_vectorized_loop(parts.update(0)));
     CHECK(intms.count("positives"));
+    REQUIRE(intms.count("frobenius"));
+    CHECK(parallel_loop(intms.at("frobenius").update(0)) == "e$y_p");
 
     // Within rounding of the reference (each rank's sum in another order),
     // and the same whatever the rank's threads: the parts are the slice's.
