@@ -324,7 +324,7 @@ bool short_reduction(const Definition &u) {
 }
 
 // The steps of the outermost reduction variable in each part where
-// DefaultSchedule::in_parts adds scalar fn in parts (about part_steps steps
+// DefaultSchedule::part_rows adds scalar fn in parts (about part_steps steps
 // in all), or 0 where it does not: one update, long enough, without a
 // predicate, of one value whose operation Halide can reorder (rfactor's
 // condition).
@@ -617,7 +617,6 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         if (fn.dimensions() == 0) {
             s.part_rows = gpu ? 0 : part_rows(fn);
             if (s.part_rows) {
-                s.in_parts = true;
                 s.lanes = target.natural_vector_size(fn.output_types()[0]);
                 const std::vector<ReductionVariable> &rvars = fn.update(0).schedule().rvars();
                 std::string outer = rvars.back().var;

@@ -35,7 +35,7 @@
 //     y, mean and variance): computed at each tile of the last reader's rows
 //     (group_rows), so that those rows stay in cache between the passes;
 //   - a long scalar reduction (a norm's sum of squares): added in parts, in
-//     an order of its own (see DefaultSchedule::in_parts), so its result is
+//     an order of its own (see DefaultSchedule::part_rows), so its result is
 //     the reference's within rounding.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
@@ -137,7 +137,7 @@ struct DefaultSchedule {
     // A scalar reduction of min_part_steps steps or more (global extents),
     // one update whose operation Halide proves associative and commutative
     // (a norm: f() += e(r), or over a matrix, e(r.x, r.y)): added in parts
-    // (Halide's rfactor) of `part_rows` steps of its outermost reduction
+    // (Halide's rfactor) of part_rows (> 0) steps of its outermost reduction
     // variable (about part_steps steps in all), each part adding its
     // innermost variable's steps in part_vectors vectors of `lanes`
     // interleaved sums (several additions in flight rather than a chain of
@@ -145,7 +145,6 @@ struct DefaultSchedule {
     // in order. The parts depend on the rank's slice only, not on its
     // threads, so a result is the same on every run; but the order of
     // additions is not the definition's.
-    bool in_parts = false;
     int64_t part_rows = 0;
     static constexpr int64_t part_steps = 1 << 14, min_part_steps = part_steps;
     static constexpr int part_vectors = 4;
@@ -185,7 +184,7 @@ std::string row_tiles_loop(const Halide::Internal::Function &root);
 // Func a lowering rebuilt.
 void apply_default_vectors(const DefaultSchedule &s, Halide::Func f);
 
-// The parts of `s` (in_parts) on the scalar Func a lowering rebuilt, their
+// The parts of `s` (part_rows) on the scalar Func a lowering rebuilt, their
 // tasks on the rank's `threads` (rank_threads).
 void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &threads);
 

@@ -366,7 +366,7 @@ Halide::Func rebuild_scheduled(const DFuncContents &f, const FuncInfo &info,
     };
     if (!tile) {
         Halide::Func out = rebuild_compute(f, info, callee, rank, world_size);
-        if (default_schedule && default_schedule->in_parts) {
+        if (default_schedule && default_schedule->part_rows) {
             add_in_parts(*default_schedule, out, threads);
         } else if (default_schedule) {
             const DefaultSchedule &s = *default_schedule;
