@@ -63,6 +63,11 @@ constexpr int copy_tile_rows_per_task = 8;
 // microseconds, about what a core computes of this much.
 constexpr int64_t min_task_work = 1 << 18;
 
+// A Func of at most this many elements (global extents) whose update is a
+// long reduction is added in parts (DefaultSchedule::part_rows): its own
+// vectors leave too few sums in flight, and no task of its elements.
+constexpr int64_t few_sums = 64;
+
 // A row group's members take at most this many bytes per tile of rows
 // (global extents), so that they stay in L2 from the pass that writes them to
 // the last that reads them.
@@ -324,12 +329,12 @@ bool short_reduction(const Definition &u) {
 }
 
 // The steps of the outermost reduction variable in each part where
-// DefaultSchedule::part_rows adds scalar fn in parts (about part_steps steps
-// in all), or 0 where it does not: one update, long enough, without a
-// predicate, of one value whose operation Halide can reorder (rfactor's
-// condition).
+// DefaultSchedule::part_rows adds fn in parts (about part_steps steps in
+// all), or 0 where it does not: one update at its pure variables, long
+// enough, without a predicate, of one value whose operation Halide can
+// reorder (rfactor's condition).
 int64_t part_rows(const Function &fn) {
-    if (fn.dimensions() != 0 || fn.updates().size() != 1) {
+    if (fn.updates().size() != 1 || !writes_at_pure_vars(fn, fn.update(0))) {
         return 0;
     }
     const Definition &u = fn.update(0);
@@ -492,6 +497,29 @@ bool updates_write_rows(const Function &fn) {
     return true;
 }
 
+// Whether s, in parts, keeps its vectors along its first dimension x (its
+// update reads along x contiguously) rather than along the innermost
+// reduction variable.
+bool parts_along_x(const DefaultSchedule &s) {
+    return !s.x.empty() && !s.reordered_updates.empty();
+}
+
+// What the plan says of s in parts (part_rows) of fn's reduction.
+std::string parts_why(const DefaultSchedule &s, const Function &fn) {
+    const std::vector<ReductionVariable> &rvars = fn.update(0).schedule().rvars();
+    std::string outer = rvars.back().var;
+    std::replace(outer.begin(), outer.end(), '$', '.');
+    const std::string vectors = std::to_string(DefaultSchedule::part_vectors) + " vectors";
+    return (parts_along_x(s) ? "vectors of " + std::to_string(s.lanes) + " along " + s.x + ", "
+                             : std::string()) +
+           "added in parts of " + std::to_string(s.part_rows) + " steps" +
+           (rvars.size() > 1 ? " of " + outer : "") + ", each in " +
+           (parts_along_x(s) ? vectors + " of sums"
+                             : vectors + " of " + std::to_string(s.lanes) + " sums") +
+           ", the parts in tasks on the rank's threads, then in order: an order of additions of "
+           "its own";
+}
+
 // What the plan says of s: its choice, then its tasks (tiles of a MatMul or a
 // row group's root, or the loop along a pure variable).
 std::string plan_line(const DefaultSchedule &s) {
@@ -618,15 +646,7 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             s.part_rows = gpu ? 0 : part_rows(fn);
             if (s.part_rows) {
                 s.lanes = target.natural_vector_size(fn.output_types()[0]);
-                const std::vector<ReductionVariable> &rvars = fn.update(0).schedule().rvars();
-                std::string outer = rvars.back().var;
-                std::replace(outer.begin(), outer.end(), '$', '.');
-                s.why = "added in parts of " + std::to_string(s.part_rows) + " steps" +
-                        (rvars.size() > 1 ? " of " + outer : "") + ", each in " +
-                        std::to_string(DefaultSchedule::part_vectors) + " vectors of " +
-                        std::to_string(s.lanes) +
-                        " sums, the parts in tasks on the rank's threads, then in order: " +
-                        "an order of additions of its own";
+                s.why = parts_why(s, fn);
                 d.emplace(c, s);
             }
             continue; // any other scalar: Halide's serial loops
@@ -742,6 +762,21 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
             s.why += ", reductions writing elsewhere in Halide's serial loops";
         }
         s.tasks = task_variable(fn, a.of(c).extents, false);
+        // A few sums along a long reduction (a norm per layer, LAMB's lanes):
+        // in parts too, and in tasks, which their elements alone cannot fill.
+        int64_t elements = 1;
+        for (int64_t e : extents) {
+            elements *= e;
+        }
+        s.part_rows = elements <= few_sums ? part_rows(fn) : 0;
+        if (s.part_rows) {
+            s.tasks.clear();
+            if (!parts_along_x(s)) {
+                // The vectors are the reduction's, whatever x's extent.
+                s.lanes = target.natural_vector_size(fn.output_types()[0]);
+            }
+            s.why = parts_why(s, fn);
+        }
         d.emplace(c, s);
     }
     return d;
@@ -763,9 +798,9 @@ void group_rows(DefaultSchedules &d, const Analysis &a, const Liveness &liveness
     auto vectors = [&](const DFuncContents *f) -> DefaultSchedule * {
         auto it = d.find(f);
         auto role = liveness.role.find(f);
-        if (it == d.end() || it->second.x.empty() || role == liveness.role.end() ||
-            role->second != FuncRole::Halide || liveness.chunked_source_of.count(f) ||
-            it->second.rows_of || it->second.row_tile) {
+        if (it == d.end() || it->second.x.empty() || it->second.part_rows ||
+            role == liveness.role.end() || role->second != FuncRole::Halide ||
+            liveness.chunked_source_of.count(f) || it->second.rows_of || it->second.row_tile) {
             return nullptr;
         }
         return &it->second;
@@ -968,10 +1003,13 @@ void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &
     const Halide::RVar part(r.back() + "_part"), rows(r.back() + "_rows");
     Halide::Stage update = f.update(0);
     update.split(Halide::RVar(r.back()), part, rows, (int)s.part_rows, guard);
-    // The innermost variable's steps in vectors of interleaved sums.
+    // The innermost variable's steps in several sums at once: vectors of
+    // them, or, where the vectors are along x, a few such vectors.
+    const bool along_x = parts_along_x(s);
     const Halide::RVar innermost = r.size() == 1 ? rows : Halide::RVar(r.front());
     const Halide::RVar steps(innermost.name() + "_steps"), lane(innermost.name() + "_lane");
-    update.split(innermost, steps, lane, s.lanes * DefaultSchedule::part_vectors, guard);
+    update.split(innermost, steps, lane, (along_x ? 1 : s.lanes) * DefaultSchedule::part_vectors,
+                 guard);
     // Each part's sums are elements of a Func of their own, u its lanes.
     const Halide::Var p(r.back() + "_p"), u(r.front() + "_u"), vector(r.front() + "_v"),
         lanes(r.front() + "_l");
@@ -980,14 +1018,26 @@ void add_in_parts(const DefaultSchedule &s, Halide::Func f, const Halide::Expr &
     for (size_t k = 1; k < r.size(); k++) {
         order.push_back(k + 1 < r.size() ? Halide::RVar(r[k]) : rows);
     }
+    for (const std::string &v : f.function().args()) {
+        if (!along_x || v != s.x) {
+            order.emplace_back(Halide::Var(v));
+        }
+    }
+    if (along_x) {
+        order.insert(order.begin(), Halide::Var(s.x));
+    }
     order.push_back(p);
-    sums.compute_root().vectorize(u, s.lanes, guard);
-    sums.update(0)
-        .reorder(order)
-        .split(u, vector, lanes, s.lanes, guard)
-        .vectorize(lanes)
-        .unroll(vector);
-    sums.update(0).specialize(threads > 1).parallel(p);
+    sums.compute_root();
+    Halide::Stage sum_parts = sums.update(0);
+    sum_parts.reorder(order);
+    if (along_x) {
+        sums.vectorize(Halide::Var(s.x), s.lanes, guard);
+        sum_parts.vectorize(Halide::Var(s.x), s.lanes, guard).unroll(u);
+    } else {
+        sums.vectorize(u, s.lanes, guard);
+        sum_parts.split(u, vector, lanes, s.lanes, guard).vectorize(lanes).unroll(vector);
+    }
+    sum_parts.specialize(threads > 1).parallel(p);
 }
 
 namespace {

@@ -34,9 +34,10 @@
 //   - Funcs read only a row at a time by the Funcs after them (a LayerNorm's
 //     y, mean and variance): computed at each tile of the last reader's rows
 //     (group_rows), so that those rows stay in cache between the passes;
-//   - a long scalar reduction (a norm's sum of squares): added in parts, in
-//     an order of its own (see DefaultSchedule::part_rows), so its result is
-//     the reference's within rounding.
+//   - a long scalar reduction (a norm's sum of squares), or a few elements
+//     of long reductions (a norm per layer): added in parts, in an order of
+//     its own (see DefaultSchedule::part_rows), so the result is the
+//     reference's within rounding.
 // On a GPU target, a MatMul of the device's BLAS (library_gemm_api) whose
 // form is a plain product (gemm_form) is one call of it; another MatMul-like
 // reduction gets register tiles
@@ -136,13 +137,15 @@ struct DefaultSchedule {
     const DFuncContents *rows_of = nullptr;
     // A scalar reduction of min_part_steps steps or more (global extents),
     // one update whose operation Halide proves associative and commutative
-    // (a norm: f() += e(r), or over a matrix, e(r.x, r.y)): added in parts
+    // (a norm: f() += e(r), or over a matrix, e(r.x, r.y)), or a Func of a
+    // few such elements (its update at its pure variables): added in parts
     // (Halide's rfactor) of part_rows (> 0) steps of its outermost reduction
     // variable (about part_steps steps in all), each part adding its
     // innermost variable's steps in part_vectors vectors of `lanes`
     // interleaved sums (several additions in flight rather than a chain of
-    // them), the parts in tasks on the rank's threads, then the parts' sums
-    // in order. The parts depend on the rank's slice only, not on its
+    // them; where the update reads along x, part_vectors interleaved sums of
+    // its vectors along x), the parts in tasks on the rank's threads, then
+    // the parts' sums in order. The parts depend on the rank's slice only, not on its
     // threads, so a result is the same on every run; but the order of
     // additions is not the definition's.
     int64_t part_rows = 0;
