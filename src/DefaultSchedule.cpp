@@ -731,10 +731,9 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
                 s.unrolled_updates.push_back((int)i);
             }
         }
-        int64_t bytes = fn.output_types()[0].bytes();
-        for (int64_t e : extents) {
-            bytes *= e;
-        }
+        const int64_t elements =
+            std::accumulate(extents.begin(), extents.end(), int64_t(1), std::multiplies<>());
+        const int64_t bytes = elements * fn.output_types()[0].bytes();
         using Reductions = DefaultSchedule::Reductions;
         s.reductions = bytes <= cached_output_bytes ? Reductions::Outermost
                        : all_short                  ? Reductions::AroundVectors
@@ -764,10 +763,6 @@ DefaultSchedules choose_default_schedules(const Analysis &a, const Liveness &liv
         s.tasks = task_variable(fn, a.of(c).extents, false);
         // A few sums along a long reduction (a norm per layer, LAMB's lanes):
         // in parts too, and in tasks, which their elements alone cannot fill.
-        int64_t elements = 1;
-        for (int64_t e : extents) {
-            elements *= e;
-        }
         s.part_rows = elements <= few_sums ? part_rows(fn) : 0;
         if (s.part_rows) {
             s.tasks.clear();
