@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/Parts.h"
 #include "core/ReadMeter.h"
 #include "core/Reduce.h"
 
@@ -58,6 +59,38 @@ std::string group_name(const Group &g) {
            "), first rank " + std::to_string(g.first);
 }
 
+// Elements of a row reduced across the inputs at a time: a few pages of the
+// output, which stay in L1 or L2 while each input is added into them.
+constexpr int64_t kReduceChunk = 4096;
+
+// Not a reduction op: combine_into copies.
+constexpr int kCopyInto = -1;
+
+// o[k] = s[k] (kCopyInto) or o[k] = op(o[k], s[k]) for k < n, o and s at strides
+// os and ss: the operation chosen once per chunk, and the contiguous case
+// apart, so that the compiler vectorizes the loops.
+template<typename T>
+void combine_into(int op, T *o, int64_t os, const T *s, int64_t ss, int64_t n) {
+    auto each = [&](auto f) {
+        if (os == 1 && ss == 1) {
+            for (int64_t k = 0; k < n; k++) {
+                o[k] = f(o[k], s[k]);
+            }
+        } else {
+            for (int64_t k = 0; k < n; k++) {
+                o[k * os] = f(o[k * os], s[k * ss]);
+            }
+        }
+    };
+    switch (op) {
+    case kCopyInto: each([](T, T b) { return b; }); return;
+    case COCONET_PROD: each([](T a, T b) { return reduce_combine<T>(COCONET_PROD, a, b); }); return;
+    case COCONET_MAX: each([](T a, T b) { return reduce_combine<T>(COCONET_MAX, a, b); }); return;
+    case COCONET_MIN: each([](T a, T b) { return reduce_combine<T>(COCONET_MIN, a, b); }); return;
+    default: each([](T a, T b) { return reduce_combine<T>(COCONET_SUM, a, b); }); return;
+    }
+}
+
 template<typename T>
 void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
     const auto &in = op.peer_inputs;
@@ -82,21 +115,21 @@ void reduce_typed(const Op &op, int p, halide_buffer_t *out) {
                 }
                 return;
             }
-            // acc = x_0, then acc = op(acc, x_q) in group-rank order.
-            for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
-                const halide_buffer_t *b = in[q];
-                const T *s = (const T *)element_address(b, x);
-                const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
-                read[q - op.src.first] += (uint64_t)n;
-                first[q - op.src.first] = first[q - op.src.first] ? first[q - op.src.first] : s;
-                if (q == op.src.first) {
-                    for (int64_t k = 0; k < n; k++) {
-                        o[k * os] = s[k * ss];
+            // acc = x_0, then acc = op(acc, x_q) in group-rank order, a chunk
+            // of the row at a time so that acc stays in cache across the inputs.
+            for (int64_t c = 0; c < n; c += kReduceChunk) {
+                const int64_t m = std::min(kReduceChunk, n - c);
+                for (int q = op.src.first; q < op.src.first + op.src.size; q++) {
+                    const halide_buffer_t *b = in[q];
+                    const int64_t ss = b->dimensions > 0 ? b->dim[0].stride : 1;
+                    const T *s = (const T *)element_address(b, x) + c * ss;
+                    if (c == 0) {
+                        read[q - op.src.first] += (uint64_t)n;
+                        first[q - op.src.first] =
+                            first[q - op.src.first] ? first[q - op.src.first] : s;
                     }
-                } else {
-                    for (int64_t k = 0; k < n; k++) {
-                        o[k * os] = reduce_combine<T>(op.red, o[k * os], s[k * ss]);
-                    }
+                    combine_into<T>(q == op.src.first ? kCopyInto : op.red, o + c * os, os, s, ss,
+                                    m);
                 }
             }
         },
@@ -364,7 +397,9 @@ bool Op::reads_from(int p, int q) const {
     }
 }
 
-void compute_output(const Op &op, int p, halide_buffer_t *out) {
+namespace {
+
+void compute_output_serially(const Op &op, int p, halide_buffer_t *out) {
     const Box want = box_of(out);
     if (want.empty()) {
         return;
@@ -393,6 +428,15 @@ void compute_output(const Op &op, int p, halide_buffer_t *out) {
         }
         return;
     }
+}
+
+} // namespace
+
+void compute_output(const Op &op, int p, halide_buffer_t *out, int threads) {
+    for_parts(box_of(out), threads, out->type.bytes(), [&](const Box &part) {
+        BufferView view(out, part);
+        compute_output_serially(op, p, &view.buf);
+    });
 }
 
 uint64_t bytes_read(const Op &op, int p, int q, const halide_buffer_t *out) {

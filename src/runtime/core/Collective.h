@@ -85,8 +85,9 @@ Op make_op(const char *name, const coconet_collective_desc &desc, int world_size
 // the caller's buffer holds.
 std::string read_desc(const void *data, size_t bytes, coconet_collective_desc *desc);
 
-// Computes `out` on rank p from op.peer_inputs.
-void compute_output(const Op &op, int p, halide_buffer_t *out);
+// Computes `out` on rank p from op.peer_inputs, on up to `threads` CPU
+// threads (for_parts).
+void compute_output(const Op &op, int p, halide_buffer_t *out, int threads);
 
 // Bytes of rank q's input that rank p reads to compute `out`.
 uint64_t bytes_read(const Op &op, int p, int q, const halide_buffer_t *out);

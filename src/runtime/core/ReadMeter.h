@@ -24,12 +24,16 @@ public:
     // included) while this meter counted.
     uint64_t bytes_from(const halide_buffer_t *b) const;
 
+    // What this meter counted: where each read began, and its bytes.
+    using Reads = std::vector<std::pair<const uint8_t *, uint64_t>>;
+    const Reads &reads() const { return reads_; }
+
     // For the readers: `bytes` read from memory at `at`, added to the
     // thread's active meter if there is one.
     static void count(const void *at, uint64_t bytes);
 
 private:
-    std::vector<std::pair<const uint8_t *, uint64_t>> reads_;
+    Reads reads_;
     ReadMeter *outer_;
 };
 

@@ -115,7 +115,8 @@ const char *coconet_comm_backend(const coconet_comm *comm); // "threads", "mpi" 
 // How many ranks of this communicator's world run in this process (threads:
 // all of them; MPI: one): they share the process's Halide thread pool.
 int coconet_comm_local_ranks(const coconet_comm *comm);
-// How many CPU threads this rank's default-scheduled loops run on: the CPUs
+// How many CPU threads this rank's default-scheduled loops, and its host
+// copies and reductions of a megabyte or more, run on: the CPUs
 // of this process divided among the world's ranks on this machine (threads:
 // the process's ranks; MPI: the node's), or COCONET_RANK_THREADS.
 int coconet_comm_threads(const coconet_comm *comm);

@@ -32,7 +32,7 @@ int MpiComm::all_reduce_by_blocks(Op &op, MPI_Comm gc, const halide_buffer_t *in
         reduced = &own->buf;
     }
     coconet_rt::BufferView block(reduced, op.block(rank));
-    coconet_rt::compute_output(op, rank, &block.buf);
+    coconet_rt::compute_output(op, rank, &block.buf, threads);
     return gather_boxes(g, gc, reduced, blocks, out, what + " (all-gather of reduced blocks)");
 }
 
@@ -62,7 +62,7 @@ int MpiComm::native_reduction(Op &op, MPI_Comm gc, const halide_buffer_t *in, ha
         return rc;
     }
     if (!gets_result) {
-        coconet_rt::compute_output(op, rank, out); // the identity (see Collective.cpp)
+        coconet_rt::compute_output(op, rank, out, threads); // the identity (see Collective.cpp)
     } else {
         unflatten(*recv, out);
     }
@@ -204,7 +204,7 @@ int MpiComm::send_recv(Op &op, const halide_buffer_t *in, halide_buffer_t *out,
         op.peer_inputs[q] = q == rank ? in : received[q] ? &received[q]->buf : nullptr;
     }
     if (op.dst.has(rank)) {
-        coconet_rt::compute_output(op, rank, out);
+        coconet_rt::compute_output(op, rank, out, threads);
     }
     return COCONET_OK;
 }

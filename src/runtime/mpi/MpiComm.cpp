@@ -148,7 +148,7 @@ int MpiComm::run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) {
     }
     if (op.src.size == 1) {
         op.peer_inputs[rank] = in; // a group of one: nothing to exchange
-        coconet_rt::compute_output(op, rank, out);
+        coconet_rt::compute_output(op, rank, out, threads);
         return COCONET_OK;
     }
     MPI_Comm gc = MPI_COMM_NULL;
@@ -193,7 +193,7 @@ int MpiComm::run(Op &op, const halide_buffer_t *in, halide_buffer_t *out) {
     for (int q = 0; q < size; q++) {
         op.peer_inputs[q] = q == rank ? in : received.from[q] ? &received.from[q]->buf : nullptr;
     }
-    coconet_rt::compute_output(op, rank, out);
+    coconet_rt::compute_output(op, rank, out, threads);
     return COCONET_OK;
 }
 

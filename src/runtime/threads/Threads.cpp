@@ -19,6 +19,7 @@
 #include "core/Env.h"
 #include "core/Errors.h"
 #include "core/Pack.h"
+#include "core/Parts.h"
 #include "core/ReadMeter.h"
 #include "core/Reduce.h"
 #include "device/Device.h"
@@ -268,7 +269,7 @@ struct ThreadsComm : coconet_comm {
                     rc = coconet_rt::compute_output_on_device(*this, op, out,
                                                               coconet_rt::box_of(out));
                 } else {
-                    coconet_rt::compute_output(op, rank, out);
+                    coconet_rt::compute_output(op, rank, out, threads);
                 }
                 // Host reads are measured; device copies are counted as planned.
                 for (int q : members) {
@@ -553,7 +554,7 @@ struct ThreadsComm : coconet_comm {
             reduced = coconet_rt::compute_output_on_device(*this, op, out, mine);
         } else if (!mine.empty()) {
             coconet_rt::BufferView view(out, mine);
-            coconet_rt::compute_output(op, rank, &view.buf);
+            coconet_rt::compute_output(op, rank, &view.buf, threads);
         }
         for (int q : members) {
             if (q != rank) {
@@ -582,7 +583,9 @@ struct ThreadsComm : coconet_comm {
             }
             coconet_rt::ReadMeter copied;
             if (!op.on_device) {
-                coconet_rt::copy_box(posted[q].out, out, theirs);
+                coconet_rt::for_parts(theirs, threads, bytes, [&](const coconet_rt::Box &part) {
+                    coconet_rt::copy_box(posted[q].out, out, part);
+                });
             } else if (coconet_rt::device_copy_box(*this, posted[q].out, out, theirs) != 0) {
                 return fail(COCONET_ERR_BACKEND, coconet_rt::op_label(rank, op.what()) +
                                                      ": copying rank " + std::to_string(q) +

@@ -31,7 +31,7 @@ struct FakeComm : coconet_comm {
     int run(coconet_rt::Op &op, const halide_buffer_t *in, halide_buffer_t *out) override {
         collectives++;
         op.peer_inputs.assign(1, in);
-        coconet_rt::compute_output(op, rank, out);
+        coconet_rt::compute_output(op, rank, out, threads);
         return COCONET_OK;
     }
     coconet_fused_path fused_path(int) const override { return COCONET_PATH_DIRECT; }

@@ -30,11 +30,9 @@ using coconet_test::run_thread_ranks;
 
 namespace {
 
-// Runs all cases of make_cases(R) in one world, every rank calling them in the
-// same order; returns each rank's failures.
-std::vector<std::vector<std::string>> run_all(int R, size_t *ncases) {
-    const std::vector<Case> cases = make_cases(R);
-    *ncases = cases.size();
+// Runs `cases` in one world, every rank calling them in the same order;
+// returns each rank's failures.
+std::vector<std::vector<std::string>> run_cases(int R, const std::vector<Case> &cases) {
     std::vector<std::vector<std::string>> failures(R);
     run_thread_ranks(R, 30.0, [&](int r, coconet_comm *comm) {
         for (const Case &c : cases) {
@@ -46,6 +44,12 @@ std::vector<std::vector<std::string>> run_all(int R, size_t *ncases) {
         }
     });
     return failures;
+}
+
+std::vector<std::vector<std::string>> run_all(int R, size_t *ncases) {
+    const std::vector<Case> cases = make_cases(R);
+    *ncases = cases.size();
+    return run_cases(R, cases);
 }
 
 halide_buffer_t *no_buffer = nullptr;
@@ -215,6 +219,62 @@ TEST_CASE("every collective matches the reference", "[runtime][collectives]") {
             }
             CHECK(failures[r].empty());
         }
+    }
+}
+
+TEST_CASE("collectives of megabytes, shared among a rank's threads, match the reference",
+          "[runtime][collectives]") {
+    // Outputs of several megabytes, split among 3 threads per rank: every
+    // kind, dense and strided, whole and a sub-box, sliced along the outer
+    // dimension and the inner one.
+    const std::string kept = std::getenv("COCONET_RANK_THREADS") ?: "";
+    setenv("COCONET_RANK_THREADS", "3", 1); // no other thread runs here
+    for (int R : {1, 2, 3}) {
+        std::vector<Case> cases;
+        auto add = [&](Case c) {
+            c.name = "large" + std::to_string(cases.size());
+            c.out_mode = (int)cases.size() % 2;
+            c.strided = cases.size() % 4 >= 2;
+            cases.push_back(c);
+        };
+        for (int k = 0; k < 4; k++) {
+            Case c;
+            c.full.dims = 1;
+            c.full.extent[0] = 3 * (1 << 18) + 1;
+            c.dim = 0;
+            c.op = k % 2 ? COCONET_MAX : COCONET_SUM;
+            c.type = k < 2 ? type_of<float>() : type_of<int32_t>();
+            for (int kind :
+                 {COCONET_ALL_REDUCE, COCONET_REDUCE_SCATTER, COCONET_REDUCE, COCONET_ALL_GATHER}) {
+                c.kind = kind;
+                c.root = R - 1;
+                add(c);
+            }
+            c.full.dims = 2;
+            c.full.extent[0] = 701;
+            c.full.extent[1] = 1203;
+            c.dim = k % 2;
+            for (int kind : {COCONET_ALL_REDUCE, COCONET_REDUCE_SCATTER, COCONET_ALL_GATHER,
+                             COCONET_BROADCAST, COCONET_ALL_TO_ALL}) {
+                c.kind = kind;
+                c.dim = kind == COCONET_BROADCAST ? -1 : k % 2;
+                c.concat_dim = kind == COCONET_ALL_TO_ALL ? 1 - k % 2 : -1;
+                add(c);
+            }
+        }
+        const auto failures = run_cases(R, cases);
+        for (int r = 0; r < R; r++) {
+            INFO(R << " ranks, rank " << r);
+            for (const std::string &f : failures[r]) {
+                UNSCOPED_INFO(f);
+            }
+            CHECK(failures[r].empty());
+        }
+    }
+    if (kept.empty()) {
+        unsetenv("COCONET_RANK_THREADS");
+    } else {
+        setenv("COCONET_RANK_THREADS", kept.c_str(), 1);
     }
 }
 
