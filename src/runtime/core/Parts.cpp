@@ -1,6 +1,7 @@
 #include "core/Parts.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -30,12 +31,20 @@ void for_parts(const Box &box, int threads, int element_bytes,
     };
     std::vector<ReadMeter::Reads> reads(parts);
     std::vector<std::thread> helpers;
-    for (int k = 1; k < parts; k++) {
-        helpers.emplace_back([&, k] {
-            ReadMeter meter;
-            f(part(k));
-            reads[k] = meter.reads();
-        });
+    int k = 1;
+    try {
+        for (; k < parts; k++) {
+            helpers.emplace_back([&, k] {
+                ReadMeter meter;
+                f(part(k));
+                reads[k] = meter.reads();
+            });
+        }
+    } catch (const std::system_error &) {
+        // No thread to be had: the caller does the rest.
+    }
+    for (int rest = k; rest < parts; rest++) {
+        f(part(rest));
     }
     f(part(0));
     for (std::thread &t : helpers) {
