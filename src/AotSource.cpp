@@ -1,5 +1,6 @@
 #include "AotSource.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -221,6 +222,10 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
     tables << "};\n";
     const std::string args = array(tables, "args", plan.args);
     const std::string output_values = array(tables, "output_values", plan.output_values);
+    const bool any_in_place =
+        std::any_of(plan.in_place_of.begin(), plan.in_place_of.end(), [](int i) { return i >= 0; });
+    const std::string in_place_of =
+        array(tables, "in_place_of", any_in_place ? plan.in_place_of : std::vector<int>{});
     std::vector<std::string> steps;
     for (size_t i = 0; i < plan.steps.size(); i++) {
         const ProgramStep &s = plan.steps[i];
@@ -318,7 +323,8 @@ std::string aot_source(const AotPlan &plan, const std::string &header_name) {
             "device_api", plan.device_api)("ndevice_stages", plan.device_stages.size())(
             "device_stages", device_stages)("ncombiners", plan.combiners.size())(
             "combiners", combiners)("nsizes", plan.sizes.size())("size_names", size_names)(
-            "nconstraints", plan.constraints.size())("constraints", constraints)
+            "nconstraints", plan.constraints.size())("constraints", constraints)("in_place_of",
+                                                                                 in_place_of)
             .str();
     const ParameterNames names = parameter_names(plan);
     const std::string run =

@@ -7,6 +7,7 @@
 #include "Error.h"
 #include "FusedKernel.h"
 #include "GpuSchedule.h"
+#include "InPlace.h"
 #include "Lower.h"
 #include "PrintPlan.h"
 
@@ -127,6 +128,11 @@ CompiledProgram compile_steps(const Program &program, const CompileOptions &opti
         c.plan.device_api = runtime_device_api(gpu_api(target));
         c.notes += "\nOn the GPU (" + target.to_string() + "):\n" + placement.str();
     }
+    c.plan.in_place_of = find_in_place(c.lowered, c.plan);
+    if (const std::string in_place = in_place_text(c.plan); !in_place.empty()) {
+        c.notes += "\nOutputs that may update an input in place:\n" + in_place;
+    }
+    debug_dump("find_in_place", program, [&] { return in_place_text(c.plan); });
     if (!c.lowered.defaults.empty()) {
         c.notes += "\nDefault schedule (Funcs left unscheduled):\n" +
                    dump_default_schedules(c.lowered.defaults, a);

@@ -332,7 +332,10 @@ bool short_reduction(const Definition &u) {
 // DefaultSchedule::part_rows adds fn in parts (about part_steps steps in
 // all), or 0 where it does not: one update at its pure variables, long
 // enough, without a predicate, of one value whose operation Halide can
-// reorder (rfactor's condition).
+// reorder (rfactor's condition): any such operation of integers, which is
+// exact in any order, and a sum of floats, which is the same within rounding.
+// A float min or max keeps its order: which NaN among its values wins, and
+// a zero's sign, depend on it; so does whether a float product overflows.
 int64_t part_rows(const Function &fn) {
     if (fn.updates().size() != 1 || !writes_at_pure_vars(fn, fn.update(0))) {
         return 0;
@@ -349,7 +352,8 @@ int64_t part_rows(const Function &fn) {
         inner *= k + 1 < rvars.size() ? e : 1;
     }
     const AssociativeOp op = prove_associativity(fn.name(), u.args(), u.values());
-    if (steps < DefaultSchedule::min_part_steps || !op.associative() || !op.commutative()) {
+    if (steps < DefaultSchedule::min_part_steps || !op.associative() || !op.commutative() ||
+        (u.values()[0].type().is_float() && !op.pattern.ops[0].as<Halide::Internal::Add>())) {
         return 0;
     }
     return std::max<int64_t>(1, DefaultSchedule::part_steps / inner);

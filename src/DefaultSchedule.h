@@ -137,7 +137,8 @@ struct DefaultSchedule {
     const DFuncContents *rows_of = nullptr;
     // A scalar reduction of min_part_steps steps or more (global extents),
     // one update whose operation Halide proves associative and commutative
-    // (a norm: f() += e(r), or over a matrix, e(r.x, r.y)), or a Func of a
+    // (a norm: f() += e(r), or over a matrix, e(r.x, r.y); of floats, a sum
+    // only), or a Func of a
     // few such elements (its update at its pure variables): added in parts
     // (Halide's rfactor) of part_rows (> 0) steps of its outermost reduction
     // variable (about part_steps steps in all), each part adding its

@@ -363,11 +363,53 @@ void collect_sizes(const Program &program, Analysis &analysis) {
     }
 }
 
+// The scalar Params an expression reads.
+class ScalarParams : public IRVisitor {
+public:
+    std::set<std::string> names;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        if (op->param.defined() && !op->param.is_buffer()) {
+            names.insert(op->param.name());
+        }
+    }
+};
+
+// A Param a Func reads that is no run-time size would reach Halide as an
+// argument no pipeline has: refused, naming the Func and the Param.
+void check_params_are_sizes(const Program &program, const Analysis &analysis) {
+    std::set<std::string> sizes;
+    std::string listed;
+    for (const RuntimeSize &s : analysis.sizes) {
+        sizes.insert(s.name);
+        listed += (listed.empty() ? "" : ", ") + s.name;
+    }
+    for (const DFunc &f : analysis.order) {
+        if (f.get_contents()->kind != FuncKind::Compute) {
+            continue;
+        }
+        ScalarParams used;
+        f.func().function().accept(&used);
+        for (const std::string &name : used.names) {
+            coconet_user_assert(sizes.count(name))
+                << "Program " << program.name() << ": Func " << f.name() << " reads Param " << name
+                << ", which is none of the program's run-time sizes ("
+                << (listed.empty() ? "it has none" : listed)
+                << "). A Param may stand only for a run-time size, an extent of an input or "
+                   "of a declared Func that every call gives; make "
+                << name << " one, or use a constant.";
+        }
+    }
+}
+
 } // namespace
 
 void infer_layouts(const Program &program, Analysis &analysis) {
     infer_each(analysis);
     collect_sizes(program, analysis);
+    check_params_are_sizes(program, analysis);
     for (const ProgramOutput &o : program.outputs()) {
         const FuncInfo &i = analysis.of(o.func);
         coconet_user_assert(i.layout == o.layout)

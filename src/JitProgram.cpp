@@ -5,6 +5,7 @@
 #include "Compile.h"
 #include "Error.h"
 #include "Lower.h"
+#include "core/Box.h"
 #include "executor/ExecutorState.h"
 
 namespace coconet {
@@ -250,6 +251,7 @@ struct JitProgram::Table {
         program.noutputs = (int32_t)plan.output_values.size();
         program.args = plan.args.data();
         program.output_values = plan.output_values.data();
+        program.in_place_of = plan.in_place_of.data();
         program.nsteps = (int32_t)steps.size();
         program.steps = steps.data();
         program.with_device_context = jit_with_device_context;
@@ -408,10 +410,20 @@ void JitProgram::run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuf
         int32_t min[4], extent[4];
         coconet_arg_box_sized(&table.program, size_values.data(), arg, rank, size, min, extent);
         auto kept = outputs.find(v.name);
+        // A buffer sharing an input's memory is kept only as the very
+        // elements of the input this output may update in place.
+        const int updates = plan.in_place_of[i];
+        auto shares_only_updated = [&](const Halide::Buffer<> &b) {
+            return std::all_of(inputs.begin(), inputs.end(), [&](const auto &named) {
+                return !share_memory(named.second, b) ||
+                       (updates >= 0 && named.first == a.inputs[updates].name() &&
+                        coconet_rt::same_elements(named.second.raw_buffer(), b.raw_buffer()));
+            });
+        };
         Halide::Buffer<> b;
         if (kept != outputs.end() &&
             holds_box(kept->second, v.type, (int)v.extents.size(), min, extent) &&
-            !shares_memory_with(inputs, kept->second) && !shares_memory_with(out, kept->second)) {
+            shares_only_updated(kept->second) && !shares_memory_with(out, kept->second)) {
             b = kept->second;
         } else {
             std::vector<Range> box;
@@ -483,12 +495,13 @@ void JitProgram::run_threads(ThreadWorld &world, const std::vector<RankBuffers> 
     table_for(world.comm(0));
     outputs.resize(world_size);
     // A kept output that another rank reads, or that an earlier rank keeps
-    // too, is dropped here: run_rank sees only its own rank's buffers.
+    // too, is dropped here: run_rank sees only its own rank's buffers (and
+    // keeps one in its own input's memory only where it updates it in place).
     for (int r = 0; r < world_size; r++) {
         for (auto b = outputs[r].begin(); b != outputs[r].end();) {
             bool shared = false;
             for (int q = 0; q < world_size; q++) {
-                shared |= shares_memory_with(inputs[q], b->second) ||
+                shared |= (q != r && shares_memory_with(inputs[q], b->second)) ||
                           (q < r && shares_memory_with(outputs[q], b->second));
             }
             b = shared ? outputs[r].erase(b) : std::next(b);

@@ -88,8 +88,11 @@ public:
     // dense with host memory (what the previous call returned) and sharing
     // no memory with an input, is written again, so that a loop allocates
     // nothing per call: on its device, device-dirty, if it has a device
-    // allocation, else on the host, keeping none. Others are allocated as
-    // above. `outputs` then holds this call's outputs only.
+    // allocation, else on the host, keeping none. So is the very buffer of
+    // an input the output may update in place (the plan lists them;
+    // docs/semantics.md), without a device allocation: the call writes the
+    // new values over that input. Others are allocated as above. `outputs`
+    // then holds this call's outputs only.
     void run_rank(coconet_comm *comm, const RankBuffers &inputs, RankBuffers &outputs,
                   const Sizes &sizes = {}) const;
 

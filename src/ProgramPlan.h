@@ -79,6 +79,9 @@ struct ProgramPlan {
     int ninputs = 0;
     std::vector<int> args;          // inputs, then outputs
     std::vector<int> output_values; // per output
+    // Per output: the input (its index in args) whose memory it may share,
+    // updating it in place, or -1 (find_in_place, once the schedules are final).
+    std::vector<int> in_place_of;
     std::vector<ProgramStep> steps;
     std::vector<ProgramCombiner> combiners; // added by whoever compiles them
     // The outputs of the collective stages on the device (coconet_aot_program::device_stages).

@@ -14,6 +14,20 @@ using Halide::Buffer;
 
 namespace {
 
+// Halide's messages of a failed call, for the error it becomes (Halide's own
+// JIT handler throws Halide::RuntimeError, which is no std::exception).
+struct HalideMessages : Halide::JITUserContext {
+    HalideMessages() { handlers.custom_error = keep; }
+    static void keep(Halide::JITUserContext *uc, const char *msg) {
+        std::string &m = static_cast<HalideMessages *>(uc)->messages;
+        m += msg;
+        while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) {
+            m.pop_back();
+        }
+    }
+    std::string messages;
+};
+
 using Materialized = std::map<const DFuncContents *, Buffer<>>;
 
 template<typename T>
@@ -219,7 +233,7 @@ std::vector<RankBuffers> Reference::run(int world_size, const std::vector<RankBu
             const Range members = group_ranks(info.layout.group, world_size);
             const bool member = r >= members.begin && r < members.end;
             if (out.number_of_elements() > 0 && member) {
-                Halide::JITUserContext ctx;
+                HalideMessages ctx;
                 Halide::JITUserContext *ctx_ptr = &ctx;
                 int32_t rank = r, size = world_size;
                 std::vector<const void *> argv = {&ctx_ptr};
@@ -235,7 +249,8 @@ std::vector<RankBuffers> Reference::run(int world_size, const std::vector<RankBu
                 int status = k.callable.call_argv_fast(argv.size(), argv.data());
                 coconet_user_assert(status == 0)
                     << "Reference run of " << program_.name() << ": computing " << f.name
-                    << " on rank " << r << " failed (Halide error " << status << ").";
+                    << " on rank " << r << " failed (Halide error " << status
+                    << (ctx.messages.empty() ? "" : ": " + ctx.messages) << ").";
             }
             state[r][&f] = out;
         }

@@ -2,7 +2,8 @@
 // UserAttention.h, UserMlp.h, UserSgd.h), JIT-compiled and run on thread ranks with the
 // default schedule off (Halide's serial loops) and on, the outputs compared: bit for bit,
 // or, where the default adds a long scalar sum in parts (a norm), within 1e-6 of the
-// largest output. apps/bench/torch_user_programs.py runs the same programs in PyTorch.
+// largest output; a program whose plan lets outputs update inputs in place (the SGD step)
+// is timed a third time so. apps/bench/torch_user_programs.py runs the same programs in PyTorch.
 //
 //   build/apps/bench/coconet_user_bench block [ranks=2] [tokens=4096] [width=1024]
 //   build/apps/bench/coconet_user_bench attention [ranks=2] [tokens=1024] [heads=16] [head_dim=64]
@@ -30,6 +31,9 @@ struct UserProgram {
     std::vector<std::pair<const char *, int>> sizes;
     std::function<Program(const std::vector<int> &)> make;
     std::function<std::string(const std::vector<int> &)> shape;
+    // Outputs the plan lets a caller pass in an input's memory, by name
+    // (output, input): timed a third time so, with the default schedule.
+    std::vector<std::pair<const char *, const char *>> in_place;
 };
 
 const std::vector<UserProgram> &user_programs() {
@@ -57,7 +61,8 @@ const std::vector<UserProgram> &user_programs() {
         {"sgd",
          {{"parameters", 1 << 22}},
          [](const std::vector<int> &n) { return user_sgd(n[0]); },
-         [](const std::vector<int> &n) { return std::to_string(n[0]) + " parameters"; }},
+         [](const std::vector<int> &n) { return std::to_string(n[0]) + " parameters"; },
+         {{"m_new", "m"}, {"w_new", "w"}}},
     };
     return programs;
 }
@@ -117,6 +122,39 @@ int main(int argc, char **argv) {
         }
         std::printf("user %s, %s, %d thread ranks, default schedule %s: %.4f s per call\n",
                     which.c_str(), shape.c_str(), ranks, on ? "on " : "off", seconds[on]);
+    }
+    if (!u->in_place.empty()) {
+        // Each call updates the state the last one left (a training loop's);
+        // the first one's outputs, from the same inputs, are compared below.
+        const JitProgram jit(program);
+        ThreadWorld world(ranks, 600);
+        std::vector<RankBuffers> state(ranks), updated(ranks);
+        for (int r = 0; r < ranks; r++) {
+            for (const auto &[name, buffer] : inputs[r]) {
+                state[r][name] = buffer.copy();
+            }
+            for (const auto &[output, input] : u->in_place) {
+                updated[r][output] = state[r].at(input);
+            }
+        }
+        jit.run_threads(world, state, updated);
+        for (const auto &[name, d] : output_diffs(updated, outputs[1])) {
+            if (d.diff != 0) {
+                std::printf("in place: %s differs by %g\n", name.c_str(), d.diff);
+                return 1;
+            }
+        }
+        double best = 1e30;
+        for (int rep = 0; rep < 5; rep++) {
+            const auto start = std::chrono::steady_clock::now();
+            jit.run_threads(world, state, updated);
+            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+            best = std::min(best, took.count());
+        }
+        std::printf("user %s, %s, %d thread ranks, default schedule on, in place: %.4f s per "
+                    "call (outputs written over the inputs they update; the first call's "
+                    "bit-identical to the separate outputs')\n",
+                    which.c_str(), shape.c_str(), ranks, best);
     }
     double diff = 0;
     bool close = true;

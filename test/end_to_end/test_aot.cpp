@@ -15,6 +15,7 @@
 #include "Generator.h"
 #include "ThreadRanks.h"
 #include "aot_adam.h"
+#include "aot_adam_none.h"
 #include "aot_adam_r3.h"
 #include "aot_adam_shapes.h"
 #include "aot_megatron_mlp_none.h"
@@ -299,6 +300,72 @@ TEST_CASE("an output that shares memory with another argument is refused", "[aot
         CHECK(c.call(comm) == COCONET_ERR_INVALID);
         CHECK_THAT(std::string(coconet_comm_last_error(comm)),
                    Catch::Contains("output 'v_new' shares memory with output 'm_new'"));
+        return 0;
+    });
+}
+
+TEST_CASE("a library's outputs passed in the inputs they update are written in place", "[aot]") {
+    // Adam unscheduled: m_new may update m and v_new v (its header's plan
+    // says so); w_new is an all_gather's and may not update w.
+    const coconet_aot_program *p = aot_adam_none_program();
+    REQUIRE(p->in_place_of);
+    CHECK(std::vector<int32_t>(p->in_place_of, p->in_place_of + 3) ==
+          std::vector<int32_t>{-1, 2, 3});
+    const Program program = apps::aot_program_source(p);
+    for (int R : {1, 3, 4}) {
+        INFO(R << " ranks");
+        std::vector<RankBuffers> inputs = apps::optimizer_inputs(program, R, 5 + R);
+        const std::vector<RankBuffers> expected = Reference(program).run(R, inputs);
+        std::vector<RankBuffers> outputs(R);
+        const std::vector<int> status = on_thread_ranks(R, [&](int r, coconet_comm *comm) {
+            RankBuffers &in = inputs[r];
+            outputs[r] = apps::allocate_aot_outputs(p, r, R);
+            outputs[r]["m_new"] = in.at("m");
+            outputs[r]["v_new"] = in.at("v");
+            std::vector<halide_buffer_t *> a;
+            for (const char *name : {"g", "w", "m", "v"}) {
+                a.push_back(in.at(name).raw_buffer());
+            }
+            for (const char *name : {"w_new", "m_new", "v_new"}) {
+                a.push_back(outputs[r].at(name).raw_buffer());
+            }
+            return aot_adam_none(comm, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+        });
+        CHECK(status == std::vector<int>(R, 0));
+        CHECK(max_abs_diff(outputs, expected) == 0.0);
+        for (int r = 0; r < R; r++) {
+            CHECK(outputs[r].at("m_new").data() == inputs[r].at("m").data());
+        }
+    }
+    // w_new over w, and m_new one element on in m's memory: refused (each
+    // aborting its world, so on one rank), naming both.
+    on_thread_ranks(1, [&](int, coconet_comm *comm) {
+        RankBuffers in = apps::optimizer_inputs(program, 1, 3)[0];
+        RankBuffers out = apps::allocate_aot_outputs(p, 0, 1);
+        CHECK(aot_adam_none(comm, in.at("g").raw_buffer(), in.at("w").raw_buffer(),
+                            in.at("m").raw_buffer(), in.at("v").raw_buffer(),
+                            in.at("w").raw_buffer(), out.at("m_new").raw_buffer(),
+                            out.at("v_new").raw_buffer()) == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("output 'w_new' shares memory with input 'w'; pass outputs "
+                                   "that alias no other argument"));
+        return 0;
+    });
+    on_thread_ranks(1, [&](int, coconet_comm *comm) {
+        RankBuffers in = apps::optimizer_inputs(program, 1, 3)[0];
+        RankBuffers out = apps::allocate_aot_outputs(p, 0, 1);
+        const int n = in.at("m").dim(0).extent();
+        Halide::Buffer<float> both(n + 1);
+        Halide::Buffer<float> m = both.cropped(0, 0, n), m_new = both.cropped(0, 1, n);
+        m_new.set_min(0);
+        const int rc =
+            aot_adam_none(comm, in.at("g").raw_buffer(), in.at("w").raw_buffer(), m.raw_buffer(),
+                          in.at("v").raw_buffer(), out.at("w_new").raw_buffer(), m_new.raw_buffer(),
+                          out.at("v_new").raw_buffer());
+        CHECK(rc == COCONET_ERR_INVALID);
+        CHECK_THAT(std::string(coconet_comm_last_error(comm)),
+                   Catch::Contains("output 'm_new' shares memory with input 'm'; it may update "
+                                   "that input in place only as the same host memory"));
         return 0;
     });
 }

@@ -343,3 +343,21 @@ TEST_CASE("max_abs_diff: non-finite values never pass for the reference", "[refe
     // A max's identity on a rank that holds no element: equal infinities agree.
     CHECK(diff(-inf, -inf) == 0.0);
 }
+
+TEST_CASE("a reference run reading outside an input fails naming the Func and the rank",
+          "[reference][error]") {
+    // s() += x(k + 1) reads one element past x: Halide's bounds check fails,
+    // and the failure is a UserError (a std::exception), not Halide's own.
+    DFunc x = input("x", Halide::Float(32), {100}, Replicated());
+    Halide::RDom k(0, 100, "k");
+    DFunc s("s", {});
+    s() = 0.0f;
+    s() += x(k + 1);
+    Program p("past_the_end");
+    p.output(s, Replicated());
+    const std::string message =
+        coconet_test::message_of<UserError>([&] { Reference(p).run(2, make_inputs(p, 2)); });
+    CHECK_THAT(message, Catch::Matchers::Contains(
+                            "Reference run of past_the_end: computing s on rank 0 failed"));
+    CHECK_THAT(message, Catch::Matchers::Contains("Input buffer x"));
+}

@@ -204,6 +204,54 @@ TEST_CASE("a clipped SGD step whose norm the default adds in parts", "[schedules
     check_matches_reference(large, {1, 3, 4}, 1e-6, 1, make_inputs);
 }
 
+TEST_CASE("a step passed its state's memory for its outputs updates it in place", "[schedules]") {
+    // The user SGD (m_new over m, w_new over w) and a sliced 2-D value, on
+    // ranks no size divides: three calls in a loop, each in place and
+    // each equal to the reference on the state the call began with; the
+    // outputs are the inputs' own buffers.
+    Halide::Var a("a"), b("b");
+    DFunc x = input("x", Halide::Float(32), {37, 101}, Sliced(1));
+    DFunc y("y");
+    y(a, b) = x(a, b) * 0.5f + 1.0f;
+    Program sliced("sliced");
+    sliced.output(y, Sliced(1));
+    const std::map<std::string, std::string> updates = {{"m_new", "m"}, {"w_new", "w"}, {"y", "x"}};
+    for (const Program &program : {user_sgd(1001), sliced}) {
+        const JitProgram jit(program);
+        const Reference reference(program);
+        for (int R : {1, 3, 4}) {
+            INFO(program.name() << " on " << R << " ranks");
+            std::vector<RankBuffers> state = make_inputs(program, R, 7 + R), outputs(R);
+            for (int r = 0; r < R; r++) {
+                for (const auto &[out, in] : updates) {
+                    if (state[r].count(in)) {
+                        outputs[r][out] = state[r].at(in);
+                    }
+                }
+            }
+            ThreadWorld world(R, 10.0);
+            for (int call = 0; call < 3; call++) {
+                std::vector<RankBuffers> before(R);
+                for (int r = 0; r < R; r++) {
+                    for (const auto &[name, buffer] : state[r]) {
+                        before[r][name] = buffer.copy();
+                    }
+                }
+                const std::vector<RankBuffers> expected = reference.run(R, before);
+                jit.run_threads(world, state, outputs);
+                CHECK(max_abs_diff(outputs, expected) == 0.0);
+                for (int r = 0; r < R; r++) {
+                    for (const auto &[out, in] : updates) {
+                        if (state[r].count(in)) {
+                            CHECK(outputs[r].at(out).data() == state[r].at(in).data());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("collectives overlap along any dimension", "[schedules][overlap]") {
     // A reduce_scatter and an all_to_all over 3-D values whose middle
     // dimension is sliced: chunks along each dimension, pieces of every

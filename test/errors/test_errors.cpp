@@ -233,8 +233,9 @@ TEST_CASE("run-time sizes and Params are named apart from each other and from in
     q.output(all_reduce(x), Replicated());
     CHECK_THAT(analyze_error(q), Contains("Program q: the run-time size x of x has the name of an "
                                           "input"));
-    // A scalar Param of a definition named like an input: Halide's refusal,
-    // as a UserError naming the program.
+    // A scalar Param that is no run-time size (read by a definition, or as
+    // an RDom's min): refused naming the Func and the Param, never Halide's
+    // "not found in the argument list".
     Param<float> scale("y");
     DFunc y = input("y", Float(32), {4}, Local());
     DFunc scaled("scaled");
@@ -242,7 +243,18 @@ TEST_CASE("run-time sizes and Params are named apart from each other and from in
     Program r("r");
     r.output(scaled, Local());
     CHECK_THAT(message_of<UserError>([&] { JitProgram jit(r); }),
-               Contains("Program r: Halide refused it:"));
+               Contains("Program r: Func scaled reads Param y, which is none of the program's "
+                        "run-time sizes (it has none)"));
+    Param<int32_t> offset("offset"), m("m");
+    DFunc z = input("z", Float(32), {m}, Replicated());
+    Halide::RDom k(offset, 10, "k");
+    DFunc total("total", {});
+    total() = 0.0f;
+    total() += z(k);
+    Program s("s");
+    s.output(total, Replicated());
+    CHECK_THAT(analyze_error(s), Contains("Program s: Func total reads Param offset, which is none "
+                                          "of the program's run-time sizes (m)"));
 }
 
 TEST_CASE("values too large for a buffer are refused, not overflowed", "[error]") {

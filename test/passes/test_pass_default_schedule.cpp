@@ -11,6 +11,8 @@
 // and off. A long scalar sum (a norm) is added in parts, within rounding of
 // the reference.
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "GpuSchedule.h"
@@ -1014,6 +1016,9 @@ namespace {
 // parameters contiguous).
 struct Norms {
     DFunc norm2, positives, frobenius, short_norm2, chain, lanes8, per_layer;
+    // Over the same steps: the largest gradient (a float max keeps its
+    // order) and the largest integer (any order).
+    DFunc largest, largest_int;
     Program program{"norms"};
 };
 
@@ -1053,6 +1058,12 @@ Norms norms() {
     s.chain = DFunc("chain", {});
     s.chain() = 0.0f;
     s.chain() = s.chain() * 0.5f + g(k);
+    s.largest = DFunc("largest", {});
+    s.largest() = Halide::Float(32).min();
+    s.largest() = Halide::max(s.largest(), g(k));
+    s.largest_int = DFunc("largest_int", {});
+    s.largest_int() = 0;
+    s.largest_int() = Halide::max(s.largest_int(), Halide::cast<int>(g(k) * 1000.0f));
     DFunc total = all_reduce(s.norm2, ReduceOp::Sum, "total");
     Var i("i");
     DFunc scaled("scaled");
@@ -1064,7 +1075,9 @@ Norms norms() {
         .output(s.short_norm2, Replicated())
         .output(all_reduce(s.chain, ReduceOp::Sum, "chains"), Replicated())
         .output(s.lanes8, Replicated())
-        .output(s.per_layer, Replicated());
+        .output(s.per_layer, Replicated())
+        .output(all_reduce(s.largest, ReduceOp::Max, "largest_gradient"), Replicated())
+        .output(all_reduce(s.largest_int, ReduceOp::Max, "largest_integer"), Replicated());
     return s;
 }
 
@@ -1076,13 +1089,15 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
     const Halide::Target host = Halide::get_host_target();
     const LoweredProgram l = lower_for_host(s.program);
     const int lanes = host.natural_vector_size(Halide::Float(64));
-    for (const DFunc *f : {&s.norm2, &s.positives, &s.frobenius, &s.lanes8, &s.per_layer}) {
+    for (const DFunc *f :
+         {&s.norm2, &s.positives, &s.frobenius, &s.lanes8, &s.per_layer, &s.largest_int}) {
         INFO(f->name());
         REQUIRE(default_of(l, *f));
         CHECK(default_of(l, *f)->part_rows > 0);
     }
     CHECK_FALSE(default_of(l, s.short_norm2));
     CHECK_FALSE(default_of(l, s.chain));
+    CHECK_FALSE(default_of(l, s.largest));
     const std::string dump = dump_default_schedules(l.defaults, l.analysis);
     CHECK_THAT(dump, Catch::Contains("  norm2: added in parts of 16384 steps, each in 4 vectors "
                                      "of " +
@@ -1108,7 +1123,7 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
             }
         }
     }
-    CHECK(intms.size() == 5);
+    CHECK(intms.size() == 6);
     REQUIRE(intms.count("norm2"));
     const Function parts = intms.at("norm2");
     Halide::LoopLevel at = parts.schedule().compute_level();
@@ -1159,4 +1174,34 @@ TEST_CASE("default schedule: a long scalar sum is added in parts, in tasks on th
         .output(s.short_norm2, Replicated())
         .output(all_reduce(s.chain, ReduceOp::Sum, "chains"), Replicated());
     check_matches_reference(exact, {1, 3, 5}, 0.0, 1, make_inputs);
+
+    // The float max keeps the reference's order, so its bits too where a NaN
+    // is among its values (which NaN, and which values after it, win depends
+    // on the order); the integer max in parts is exact in any order.
+    Program maxima("maxima");
+    maxima.output(all_reduce(s.largest, ReduceOp::Max, "largest_gradient"), Replicated())
+        .output(all_reduce(s.largest_int, ReduceOp::Max, "largest_integer"), Replicated());
+    const JitProgram jit_max(maxima);
+    for (int R : {1, 3}) {
+        INFO(R << " ranks");
+        std::vector<RankBuffers> in = make_inputs(maxima, R, 9);
+        for (int r = 0; r < R; r++) {
+            Halide::Buffer<float> g = in[r].at("g");
+            // The largest value before the NaN: the serial loop forgets it.
+            if (g.contains(0)) {
+                g(0) = 1000.0f;
+            }
+            if (g.contains(50000)) {
+                g(50000) = std::numeric_limits<float>::quiet_NaN();
+            }
+        }
+        const std::vector<RankBuffers> got = jit_max.run_threads(R, in, 5.0),
+                                       want = Reference(maxima).run(R, in);
+        for (int r = 0; r < R; r++) {
+            for (const char *name : {"largest_gradient", "largest_integer"}) {
+                INFO(name << " on rank " << r);
+                CHECK(std::memcmp(got[r].at(name).data(), want[r].at(name).data(), 4) == 0);
+            }
+        }
+    }
 }

@@ -194,4 +194,18 @@ void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box) 
     ReadMeter::count(first, copied);
 }
 
+bool same_elements(const halide_buffer_t *a, const halide_buffer_t *b) {
+    if (a->host != b->host || a->device || b->device || a->dimensions != b->dimensions ||
+        a->type != b->type) {
+        return false;
+    }
+    for (int d = 0; d < a->dimensions; d++) {
+        if (a->dim[d].min != b->dim[d].min || a->dim[d].extent != b->dim[d].extent ||
+            a->dim[d].stride != b->dim[d].stride) {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace coconet_rt

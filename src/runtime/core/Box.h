@@ -56,6 +56,11 @@ bool is_dense(const halide_buffer_t *b);
 // in box order, b being dense: so that a message can read or write them
 // in place. *offset: the first one's index (element_offset); b needs no host.
 bool is_contiguous(const halide_buffer_t *b, const Box &box, int64_t *offset);
+// Whether a and b are one host array, element for element: the same host
+// memory, type and box at the same strides, neither with a device allocation
+// (an output passed in the memory of the input it updates in place).
+bool same_elements(const halide_buffer_t *a, const halide_buffer_t *b);
+
 // Copies the elements of `box` from src to dst (both hold it).
 void copy_box(const halide_buffer_t *src, halide_buffer_t *dst, const Box &box);
 

@@ -206,13 +206,23 @@ void Executor::check_no_aliasing(halide_buffer_t *const *args) const {
     };
     for (int o = p_.ninputs; o < p_.ninputs + p_.noutputs; o++) {
         const auto [ob, oe] = bytes(args[o]);
+        const int in_place = p_.in_place_of ? p_.in_place_of[o - p_.ninputs] : -1;
         for (int i = 0; i < o && ob != oe; i++) {
             const auto [ib, ie] = bytes(args[i]);
-            if (ib != ie && ob < ie && ib < oe) {
-                fail(COCONET_ERR_INVALID, argument_name(o) + " shares memory with " +
-                                              argument_name(i) +
-                                              "; pass outputs that alias no other argument");
+            if (ib == ie || ob >= ie || ib >= oe ||
+                (i == in_place && coconet_rt::same_elements(args[i], args[o]))) {
+                continue;
             }
+            std::string why = "; pass outputs that alias no other argument";
+            if (i == in_place) {
+                why = "; it may update that input in place only as the same host memory and "
+                      "box, element for element (same mins, extents and strides, no device "
+                      "allocation)";
+            } else if (in_place >= 0) {
+                why += " (or, updating it in place, " + argument_name(in_place) + ")";
+            }
+            fail(COCONET_ERR_INVALID,
+                 argument_name(o) + " shares memory with " + argument_name(i) + why);
         }
     }
 }

@@ -53,7 +53,7 @@ void coconet_value_box(const coconet_value_info *v, int rank, int size, int32_t 
 // was generated against (with the size of coconet_aot_program), and
 // coconet_aot_run refuses a table of another version with a message naming
 // both: a header change that moves a field fails loudly, not at random.
-#define COCONET_AOT_VERSION 12
+#define COCONET_AOT_VERSION 13
 
 // A compiled function of the program: a Halide pipeline or fused kernel
 // called through its _argv entry point. args[0] points at the user_context,
@@ -195,6 +195,10 @@ typedef struct {
     const char *const *size_names;
     int32_t nconstraints;
     const coconet_size_constraint *constraints;
+    // Per output: the input (its index among the arguments) whose memory a
+    // caller may pass as the output's, the call then updating that input in
+    // place; -1: none. NULL: no output may share an input's memory.
+    const int32_t *in_place_of;
 } coconet_aot_program;
 
 // The global box a rank passes for argument `arg` (inputs first, then
@@ -242,6 +246,10 @@ int coconet_aot_step_takes_library(const coconet_comm *comm, const coconet_aot_s
 // returned on the host, and has no device allocation after the call, whatever
 // the GPU pipelines copied. As in Halide, after writing the host memory of a
 // buffer that has a device allocation, call set_host_dirty on it.
+//
+// Arguments share no memory, except an output passed as the very host
+// elements (same memory, box and strides, no device allocation) of the input
+// p->in_place_of names for it: the call then updates that input in place.
 //
 // `sizes` holds the program's run-time sizes (p->nsizes int32 values in the
 // order of p->size_names; NULL when it has none). Every rank must pass the

@@ -18,16 +18,6 @@ using coconet_rt::Box;
 
 namespace {
 
-Box make_box(std::vector<int64_t> min, std::vector<int64_t> extent) {
-    Box b;
-    b.dims = (int)min.size();
-    for (int d = 0; d < b.dims; d++) {
-        b.min[d] = min[d];
-        b.extent[d] = extent[d];
-    }
-    return b;
-}
-
 struct Seen {
     std::mutex mutex;
     std::vector<Box> parts;
@@ -61,17 +51,17 @@ TEST_CASE("for_parts: parts of a megabyte or more, one per thread, that tile the
           "[runtime]") {
     const int64_t floats = coconet_rt::kMinPartBytes / 4;
     // 1-D: as many parts as threads while each holds a megabyte.
-    CHECK(parts_of(make_box({5}, {3 * floats + 7}), 4, 4).size() == 3);
-    CHECK(parts_of(make_box({0}, {3 * floats}), 2, 4).size() == 2);
-    CHECK(parts_of(make_box({0}, {3 * floats}), 1, 4).size() == 1);
-    CHECK(parts_of(make_box({0}, {floats - 1}), 8, 4).size() == 1);
-    CHECK(parts_of(make_box({0}, {floats}), 8, 8).size() == 2); // doubles
+    CHECK(parts_of(Box{1, {5}, {3 * floats + 7}}, 4, 4).size() == 3);
+    CHECK(parts_of(Box{1, {0}, {3 * floats}}, 2, 4).size() == 2);
+    CHECK(parts_of(Box{1, {0}, {3 * floats}}, 1, 4).size() == 1);
+    CHECK(parts_of(Box{1, {0}, {floats - 1}}, 8, 4).size() == 1);
+    CHECK(parts_of(Box{1, {0}, {floats}}, 8, 8).size() == 2); // doubles
     // N-D: along the outermost dimension of more than one element.
-    for (const Box &p : parts_of(make_box({0, 3, 0}, {1024, 700, 1}), 3, 4)) {
+    for (const Box &p : parts_of(Box{3, {0, 3, 0}, {1024, 700, 1}}, 3, 4)) {
         CHECK(p.extent[0] == 1024);
         CHECK(p.extent[2] == 1);
     }
-    CHECK(parts_of(make_box({0, 0}, {floats * 4, 2}), 8, 4).size() == 2);
+    CHECK(parts_of(Box{2, {0, 0}, {floats * 4, 2}}, 8, 4).size() == 2);
     // A scalar and an empty box: one call.
     CHECK(parts_of(Box{}, 4, 4).size() == 1);
     CHECK(parts_of(coconet_rt::no_box(2), 4, 4).size() == 1);
