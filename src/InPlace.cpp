@@ -1,8 +1,6 @@
 #include "InPlace.h"
 
 #include <algorithm>
-#include <cstring>
-#include <map>
 
 namespace coconet {
 

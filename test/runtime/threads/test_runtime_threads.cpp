@@ -224,12 +224,13 @@ TEST_CASE("every collective matches the reference", "[runtime][collectives]") {
 
 TEST_CASE("collectives of megabytes, shared among a rank's threads, match the reference",
           "[runtime][collectives]") {
-    // Outputs of several megabytes, split among 3 threads per rank: every
-    // kind, dense and strided, whole and a sub-box, sliced along the outer
-    // dimension and the inner one.
+    // Outputs of two megabytes or more, split among the threads of a rank
+    // (3; each part a megabyte at least): every kind, dense and strided,
+    // whole and a sub-box, sliced along the outer dimension and the inner
+    // one. Few and small enough for the sanitizers' builds.
     const std::string kept = std::getenv("COCONET_RANK_THREADS") ?: "";
     setenv("COCONET_RANK_THREADS", "3", 1); // no other thread runs here
-    for (int R : {1, 2, 3}) {
+    for (int R : {1, 3}) {
         std::vector<Case> cases;
         auto add = [&](Case c) {
             c.name = "large" + std::to_string(cases.size());
@@ -237,10 +238,10 @@ TEST_CASE("collectives of megabytes, shared among a rank's threads, match the re
             c.strided = cases.size() % 4 >= 2;
             cases.push_back(c);
         };
-        for (int k = 0; k < 4; k++) {
+        for (int k : {0, 3}) { // float sums along dimension 0, int32 maxima along 1
             Case c;
             c.full.dims = 1;
-            c.full.extent[0] = 3 * (1 << 18) + 1;
+            c.full.extent[0] = (1 << 19) + 1;
             c.dim = 0;
             c.op = k % 2 ? COCONET_MAX : COCONET_SUM;
             c.type = k < 2 ? type_of<float>() : type_of<int32_t>();
@@ -251,8 +252,8 @@ TEST_CASE("collectives of megabytes, shared among a rank's threads, match the re
                 add(c);
             }
             c.full.dims = 2;
-            c.full.extent[0] = 701;
-            c.full.extent[1] = 1203;
+            c.full.extent[0] = 513;
+            c.full.extent[1] = 1031;
             c.dim = k % 2;
             for (int kind : {COCONET_ALL_REDUCE, COCONET_REDUCE_SCATTER, COCONET_ALL_GATHER,
                              COCONET_BROADCAST, COCONET_ALL_TO_ALL}) {
