@@ -1,6 +1,7 @@
 #include "InPlace.h"
 
 #include <algorithm>
+#include <map>
 
 namespace coconet {
 
@@ -80,12 +81,12 @@ bool same_value_shape(const ProgramValue &a, const ProgramValue &b) {
 
 // The steps that read value v.
 std::vector<int> readers(const ProgramPlan &plan, int v) {
+    auto has = [v](const std::vector<int> &ids) {
+        return std::find(ids.begin(), ids.end(), v) != ids.end();
+    };
     std::vector<int> r;
     for (size_t s = 0; s < plan.steps.size(); s++) {
         const ProgramStep &st = plan.steps[s];
-        auto has = [v](const std::vector<int> &ids) {
-            return std::find(ids.begin(), ids.end(), v) != ids.end();
-        };
         if (has(st.params) || st.src == v || has(st.extras)) {
             r.push_back((int)s);
         }
@@ -115,8 +116,9 @@ bool updates_in_place(const LoweredProgram &lowered, const ProgramStep &step, in
     // identity: that Func alone may read the parameter, and o alone may
     // call that Func. Wherever that Func is computed, it reads the elements
     // o is about to write, before o writes them.
+    const std::map<std::string, Function> env = Halide::Internal::build_environment(outputs);
     std::string reader;
-    for (const auto &[name, fn] : Halide::Internal::build_environment(outputs)) {
+    for (const auto &[name, fn] : env) {
         const CallsOf c = calls_of(fn, input);
         if (c.own + c.other == 0) {
             continue;
@@ -130,7 +132,7 @@ bool updates_in_place(const LoweredProgram &lowered, const ProgramStep &step, in
     if (reader.empty()) {
         return false;
     }
-    for (const auto &[name, fn] : Halide::Internal::build_environment(outputs)) {
+    for (const auto &[name, fn] : env) {
         const CallsOf c = calls_of(fn, reader);
         if (c.other > 0 || (c.own > 0 && !fn.same_as(fo))) {
             return false;

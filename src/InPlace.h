@@ -28,7 +28,8 @@ namespace coconet {
 // final.
 std::vector<int> find_in_place(const LoweredProgram &lowered, const ProgramPlan &plan);
 
-// "m_new may be passed in place of m" lines for the plan, or "".
+// "m_new may be passed in the memory of m (updating it in place)" lines for
+// the plan, or "".
 std::string in_place_text(const ProgramPlan &plan);
 
 } // namespace coconet

@@ -106,7 +106,8 @@ bool share_memory(const Halide::Buffer<> &a, const Halide::Buffer<> &b) {
 
 // Whether a buffer shares memory with one of `buffers`. A loop that feeds
 // outputs back as the next call's inputs (w = w_new) must not have them
-// written in place, nor may two outputs be one memory.
+// written in place, unless the plan lets that output update that input
+// (run_rank checks), nor may two outputs be one memory.
 bool shares_memory_with(const RankBuffers &buffers, const Halide::Buffer<> &b) {
     return std::any_of(buffers.begin(), buffers.end(),
                        [&](const auto &named) { return share_memory(named.second, b); });
